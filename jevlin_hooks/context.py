@@ -1,0 +1,142 @@
+"""Which lineage does this search process belong to? Read-only.
+
+Lookup order (narrowest evidence wins, DESIGN.md "Identity"):
+1. the environment: ``CLAUDE_CODE_SESSION_ID`` (Claude Code's shell tool), ``CODEX_SESSION_ID`` /
+   ``CODEX_THREAD_ID`` / ``CODEX_TOOL_CALL_ID`` (Codex's);
+2. inside that lineage, the pending call the PreToolUse hook recorded for this command;
+3. process ancestry: an ancestor that is a known agent process (``sessions/pid``);
+4. the workspace, exact match (``sessions/cwd``): never "the nearest parent directory";
+5. a per-shell identity (session leader pid and start time), hashed with the local key.
+
+Nothing here writes under ``$JEVLIN_HOME`` except the key on first use, when it can: a search
+may run in a sandbox that can read the home but not write it.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping
+
+from jevlin_hooks import lineage, procinfo
+
+
+def _choose_call(state: dict[str, Any], agent_id: str | None, call_id: str | None) -> dict[str, Any] | None:
+    pending = list(state.get("pending", {}).values())
+    if call_id:
+        for p in pending:
+            if p.get("call_id") == call_id:
+                return p
+        return None
+    if agent_id is not None:
+        pending = [p for p in pending if p.get("agent_id") == agent_id] or pending
+    if len(pending) <= 1:
+        return pending[0] if pending else None
+    # Several searches in flight (parallel calls, subagents): the one whose command text is
+    # what one of our ancestor shells was started with.
+    lines = [procinfo.cmdline(pid) for pid in procinfo.ancestors()[:8]]
+    matching = [p for p in pending if p.get("command") and any(p["command"] in line for line in lines)]
+    pick = matching or pending
+    return max(pick, key=lambda p: p.get("started", 0))
+
+
+def _from_state(
+    state: dict[str, Any], source: str, agent_id: str | None = None, call_id: str | None = None
+) -> dict[str, Any]:
+    call = _choose_call(state, agent_id, call_id)
+    if call is not None and call.get("agent_id"):
+        agent_id = call["agent_id"]
+    agent = state.get("agents", {}).get(agent_id) if agent_id else None
+    turn = state.get("turn") or {}
+    out: dict[str, Any] = {
+        "source": source,
+        "harness": state.get("harness"),
+        "raw_session_id": agent_id if agent_id else state.get("session_id"),
+        "raw_parent_session_id": state.get("session_id") if agent_id else None,
+        "raw_turn_id": (call or {}).get("turn_id") or (agent or {}).get("turn_id") or turn.get("id"),
+        "raw_call_id": (call or {}).get("call_id") or call_id,
+        "window": (call or {}).get("window", (agent or state).get("window", 0)),
+        "seq": (call or {}).get("seq"),
+    }
+    return out
+
+
+def resolve_raw(home: str, env: Mapping[str, str] | None = None, cwd: str | None = None) -> dict[str, Any]:
+    env = os.environ if env is None else env
+    sid = env.get("CLAUDE_CODE_SESSION_ID")
+    if sid:
+        state = lineage.read(home, lineage.file_name("claude-code", sid))
+        if state is not None:
+            return _from_state(state, "env")
+    csid = env.get("CODEX_SESSION_ID")
+    if csid:
+        state = lineage.read(home, lineage.file_name("codex", csid))
+        if state is not None:
+            thread = env.get("CODEX_THREAD_ID")
+            agent = thread if thread and thread != csid else None
+            return _from_state(state, "env", agent, env.get("CODEX_TOOL_CALL_ID"))
+    for pid in procinfo.ancestors():
+        idx = lineage.read_index(home, "pid", str(pid))
+        if idx and idx.get("start") == procinfo.start_time(pid):
+            state = lineage.read(home, idx.get("lineage", ""))
+            if state is not None and state.get("status") != "ended":
+                return _from_state(state, "ancestry")
+    try:
+        here = cwd or os.getcwd()
+    except OSError:
+        here = None
+    if here:
+        idx = lineage.read_index(home, "cwd", lineage.workspace_key(here))
+        if idx:
+            state = lineage.read(home, idx.get("lineage", ""))
+            if state is not None and state.get("cwd") and os.path.normpath(state["cwd"]) == os.path.normpath(here) \
+                    and state.get("status") != "ended":
+                return _from_state(state, "workspace")
+    leader = os.getsid(0)
+    return {
+        "source": "shell",
+        "harness": "shell",
+        "raw_session_id": f"shell:{leader}:{procinfo.start_time(leader)}:{os.getuid()}",
+        "raw_parent_session_id": None,
+        "raw_turn_id": None,
+        "raw_call_id": None,
+        "window": 0,
+        "seq": None,
+    }
+
+
+def resolve(home: str, env: Mapping[str, str] | None = None, cwd: str | None = None) -> dict[str, Any]:
+    """The trace fields a search sends in-band: ids hashed with the local key."""
+    from jevlin_hooks import config
+
+    try:
+        cfg = config.load(home, use_cache=True)
+    except (config.ConfigError, OSError):
+        cfg = config.defaults()
+    if not config.trace_on(cfg):
+        return {"trace": "off"}
+    raw = resolve_raw(home, env, cwd)
+    from jevlin_hooks.privacy import ids
+
+    try:
+        key = ids.load_key(home, create=False) or ids.load_key(home, create=True)
+    except ids.KeyError_ as exc:
+        return {"trace": "on", "error": str(exc), "source": raw["source"]}
+    if key is None:
+        return {"trace": "on", "error": "no local key yet (no hook has run)", "source": raw["source"]}
+    out = {"trace": "on", "source": raw["source"], "harness": raw["harness"]}
+    for name in ("session_id", "parent_session_id", "turn_id", "call_id"):
+        out[name] = ids.hash_id(raw[f"raw_{name}"], key)
+    out["window"] = raw["window"]
+    out["seq"] = raw["seq"]
+    return out
+
+
+def main() -> int:
+    from jevlin_hooks import fastjson, paths
+
+    try:
+        out = resolve(paths.home())
+    except Exception as exc:  # noqa: BLE001 - a search must never fail because of us
+        out = {"trace": "on", "error": type(exc).__name__}
+    os.write(1, (fastjson.dumps(out) + "\n").encode())
+    return 0

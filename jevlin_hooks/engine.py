@@ -1,0 +1,468 @@
+"""Lineage transitions: (lineage state, normalized event) -> (new state, records to queue).
+
+Pure apart from the clock and the ``history_for`` callback, so every rule here is testable
+without a process. The state is one JSON document per harness session (see lineage.py); the
+root thread lives at the top level and each subagent is a child thread under ``agents``.
+
+Normalized event (a dict, built by jevlin_hooks.harness.*):
+  kind        session_start | prompt | pre_tool | post_tool | tool_failed | tool_batch |
+              pre_compact | post_compact | subagent_start | subagent_stop | stop |
+              stop_failure | interrupt | session_end | agent_response | other
+  session_id, turn_id, agent_id, agent_type, source, tool_name, tool_use_id, tool_input,
+  search (the query, or None when the call is not a search), history, status, duration_ms,
+  prompt, last_message, error, model, cwd, transcript_path, tool_calls, summary, now
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any, Callable
+
+SCHEMA = 1
+CLOSED_KEEP = 256
+TURNS_KEEP = 64
+COMPACTION = ("pre_compact", "post_compact", "compact_start")
+
+History = Callable[[dict[str, Any]], "str | None"]
+
+
+def iso(t: float) -> str:
+    ms = int((t - int(t)) * 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{ms:03d}Z"
+
+
+def _gen_id(prefix: str) -> str:
+    return f"{prefix}-{os.urandom(8).hex()}"
+
+
+def new_state(harness: str, ev: dict[str, Any]) -> dict[str, Any]:
+    now = ev["now"]
+    return {
+        "v": SCHEMA,
+        "harness": harness,
+        "session_id": ev["session_id"],
+        "created": now,
+        "updated": now,
+        "status": "active",
+        "start_seen": ev["kind"] == "session_start",
+        "sources": [],
+        "cwd": None,
+        "transcript_path": None,
+        "model": None,
+        "agent_pid": None,
+        "window": 0,
+        "compact": None,
+        "seq": 0,
+        "searches": 0,
+        "turn": None,
+        "turns": [],
+        "closed_turns": [],
+        "pending": {},
+        "closed_calls": [],
+        "tools_seen": [],
+        "agents": {},
+        "last_agent_call": None,
+        "tokens": {"input": 0, "output": 0, "cache_read": 0, "cache_creation": 0},
+        "events": 0,
+        "abandoned_turns": 0,
+    }
+
+
+def _push(lst: list[Any], item: Any, keep: int) -> None:
+    lst.append(item)
+    if len(lst) > keep:
+        del lst[: len(lst) - keep]
+
+
+def _agent(state: dict[str, Any], ev: dict[str, Any], create: bool = True) -> dict[str, Any] | None:
+    aid = ev.get("agent_id")
+    if not aid:
+        return None
+    agents = state["agents"]
+    if aid not in agents and create:
+        agents[aid] = {
+            "agent_type": ev.get("agent_type"),
+            "started": ev["now"],
+            "start_seen": ev["kind"] == "subagent_start",
+            "status": "running",
+            "seq": 0,
+            "window": 0,
+            "turn_id": ev.get("turn_id"),
+            "parent_call": state.get("last_agent_call"),
+            "tools": [],
+            "searches": 0,
+            "ended": None,
+        }
+    return agents.get(aid)
+
+
+def _open_turn(state: dict[str, Any], ev: dict[str, Any], turn_id: str | None, prompt: str | None) -> dict[str, Any]:
+    turn = {
+        "id": turn_id or _gen_id("turn"),
+        "record_id": os.urandom(16).hex(),
+        "started": ev["now"],
+        "prompt": prompt,
+        "tools": [],
+        "searches": 0,
+        "window": state["window"],
+        "start_seen": ev["kind"] == "prompt",
+    }
+    state["turn"] = turn
+    return turn
+
+
+def _ensure_turn(
+    state: dict[str, Any], ev: dict[str, Any], cfg: dict[str, Any], history_for: History,
+    records: list[dict[str, Any]],
+) -> dict[str, Any] | None:
+    """The open root turn for this event; opens one for a turn we never saw start.
+
+    A different turn id without its prompt means events were lost (hooks installed mid-turn,
+    a crash): the old turn is closed as abandoned rather than silently merged.
+    """
+    turn = state["turn"]
+    tid = ev.get("turn_id")
+    if turn is not None and (not tid or turn["id"] == tid):
+        return turn
+    if tid and tid in state["closed_turns"]:
+        return None  # a late event of a turn already closed
+    if turn is not None:
+        records += _close_turn(state, ev, cfg, "abandoned", history_for)
+    return _open_turn(state, ev, tid, None)
+
+
+def _search_record(
+    state: dict[str, Any], p: dict[str, Any], status: str, duration_ms: int | None, history: str | None
+) -> dict[str, Any]:
+    agent = p.get("agent_id")
+    host_meta: dict[str, Any] = {"platform": _platform()}
+    if state.get("model"):
+        host_meta["model"] = state["model"]
+    if agent:
+        a = state["agents"].get(agent) or {}
+        if a.get("agent_type"):
+            host_meta["agent_type"] = a["agent_type"]
+    host_meta["history_source"] = "transcript" if history is not None else "none"
+    return {
+        "v": SCHEMA,
+        "record_id": p["record_id"],
+        "kind": "search",
+        "ts": iso(p["started"]),
+        "harness": state["harness"],
+        "session_id": agent or state["session_id"],
+        "turn_id": p.get("turn_id"),
+        "call_id": p["call_id"],
+        "parent_session_id": state["session_id"] if agent else None,
+        "window": p["window"],
+        "seq": p["seq"],
+        "history": history or "",
+        "host_meta": host_meta,
+        "query": p.get("query") or "",
+        "tool": p.get("tool") or "",
+        "status": status,
+        "duration_ms": duration_ms,
+    }
+
+
+def _platform() -> str:
+    import sys
+
+    return sys.platform
+
+
+def _close_pending(
+    state: dict[str, Any], keys: list[str], status: str, now: float, history_for: History
+) -> list[dict[str, Any]]:
+    out = []
+    for key in keys:
+        p = state["pending"].pop(key, None)
+        if p is None:
+            continue
+        _push(state["closed_calls"], key, CLOSED_KEEP)
+        dur = max(0, int((now - p["started"]) * 1000))
+        out.append(_search_record(state, p, status, dur, history_for(p)))
+    return out
+
+
+def _pending_of(state: dict[str, Any], agent_id: str | None, turn_id: str | None = None) -> list[str]:
+    return [
+        k for k, p in state["pending"].items()
+        if p.get("agent_id") == agent_id and (turn_id is None or p.get("turn_id") == turn_id)
+    ]
+
+
+def _close_turn(
+    state: dict[str, Any], ev: dict[str, Any], cfg: dict[str, Any], outcome: str, history_for: History
+) -> list[dict[str, Any]]:
+    turn = state["turn"]
+    if turn is None:
+        return []
+    now = ev["now"]
+    records = _close_pending(state, _pending_of(state, None), "interrupted", now, history_for)
+    state["turn"] = None
+    _push(state["closed_turns"], turn["id"], TURNS_KEEP)
+    summary = ev.get("summary") or {}
+    tokens = summary.get("tokens") or {"input": 0, "output": 0, "cache_read": 0, "cache_creation": 0}
+    model = summary.get("model") or ev.get("model") or state.get("model")
+    if model:
+        state["model"] = model
+    for k, v in tokens.items():
+        state["tokens"][k] = state["tokens"].get(k, 0) + v
+    final = ev.get("last_message")
+    if final is None:
+        final = summary.get("last_text")
+    searches = turn["searches"] + sum(
+        a.get("searches_by_turn", {}).get(turn["id"], 0) for a in state["agents"].values()
+    )
+    done = {
+        "id": turn["id"],
+        "started": turn["started"],
+        "ended": now,
+        "outcome": outcome,
+        "searches": searches,
+        "tools": turn["tools"],
+        "window": turn["window"],
+        "model": model,
+        "tokens": tokens,
+        "error": ev.get("error") if outcome == "error" else None,
+    }
+    _push(state["turns"], done, TURNS_KEEP)
+    if outcome == "abandoned":
+        state["abandoned_turns"] += 1
+    if cfg.get("miner", {}).get("turn_end") and searches > 0:
+        records.append({
+            "v": SCHEMA,
+            "record_id": turn["record_id"],
+            "kind": "turn_end",
+            "ts": iso(now),
+            "harness": state["harness"],
+            "session_id": state["session_id"],
+            "turn_id": turn["id"],
+            "parent_session_id": None,
+            "window": turn["window"],
+            "prompt": turn.get("prompt") or "",
+            "final_message": final or "",
+            "tools": turn["tools"],
+            "duration_ms": max(0, int((now - turn["started"]) * 1000)),
+            "outcome": outcome,
+            "model": model,
+            "tokens": tokens,
+            "search_count": searches,
+        })
+    return records
+
+
+def _compaction(state: dict[str, Any], ev: dict[str, Any], name: str) -> None:
+    """Count a compaction once, however many of its events arrive (and in whichever order)."""
+    agent = _agent(state, ev, create=False) if ev.get("agent_id") and name != "compact_start" else None
+    holder = agent if agent is not None else state
+    c = holder.get("compact")
+    if c is None:
+        holder["window"] = holder.get("window", 0) + 1
+        holder["compact"] = {"seen": [name], "started": ev["now"]}
+    elif name not in c["seen"]:
+        c["seen"].append(name)
+    # the same event name twice inside one open compaction is a duplicate delivery
+
+
+def _end_compaction(state: dict[str, Any]) -> None:
+    state["compact"] = None
+    for a in state["agents"].values():
+        a["compact"] = None
+
+
+def apply(
+    harness: str,
+    state: dict[str, Any] | None,
+    ev: dict[str, Any],
+    cfg: dict[str, Any],
+    history_for: History = lambda p: None,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    if state is None:
+        state = new_state(harness, ev)
+    kind = ev["kind"]
+    now = ev["now"]
+    state["updated"] = now
+    state["events"] = state.get("events", 0) + 1
+    for key in ("cwd", "transcript_path"):
+        if ev.get(key):
+            state[key] = ev[key]
+    if ev.get("model"):
+        state["model"] = ev["model"]
+    if ev.get("agent_pid"):
+        state["agent_pid"] = ev["agent_pid"]
+        state["agent_pid_start"] = ev.get("agent_pid_start")
+    records: list[dict[str, Any]] = []
+
+    # Compaction events: PreCompact, PostCompact, SessionStart(compact), and Claude's own
+    # compaction subagent (SubagentStop with agent_type "") inside an open compaction.
+    if kind == "session_start" and ev.get("source") == "compact":
+        _compaction(state, ev, "compact_start")
+        return state, records
+    if kind in ("pre_compact", "post_compact"):
+        _compaction(state, ev, kind)
+        return state, records
+    if kind == "subagent_stop" and state.get("compact") is not None and not ev.get("agent_type"):
+        return state, records
+    if kind not in ("other", "agent_response"):
+        _end_compaction(state)
+
+    if kind == "session_start":
+        src = ev.get("source") or "startup"
+        _push(state["sources"], src, 16)
+        state["start_seen"] = True
+        if state["status"] == "ended":
+            state["status"] = "active"
+        return state, records
+
+    if kind == "prompt":
+        tid = ev.get("turn_id")
+        turn = state["turn"]
+        if tid and ((turn and turn["id"] == tid) or tid in state["closed_turns"]):
+            return state, records  # duplicate delivery
+        if turn is not None:
+            records += _close_turn(state, ev, cfg, "interrupted", history_for)
+        _open_turn(state, ev, tid, ev.get("prompt"))
+        return state, records
+
+    if kind == "pre_tool":
+        agent = _agent(state, ev)
+        turn = _ensure_turn(state, ev, cfg, history_for, records) if agent is None else None
+        tool = ev.get("tool_name") or ""
+        holder = agent if agent is not None else turn
+        if holder is not None and tool and tool not in holder["tools"]:
+            holder["tools"].append(tool)
+        if agent is None and tool in ("Agent", "Task") and ev.get("tool_use_id"):
+            state["last_agent_call"] = ev["tool_use_id"]
+        if ev.get("search") is None or not ev.get("tool_use_id"):
+            return state, records
+        tid = ev.get("turn_id") or (turn["id"] if turn else None)
+        key = f"{tid}/{ev['tool_use_id']}"
+        if key in state["pending"] or key in state["closed_calls"]:
+            return state, records
+        _register_search(state, ev, agent, turn, tid, key)
+        return state, records
+
+    if kind in ("post_tool", "tool_failed"):
+        agent = _agent(state, ev)
+        turn = _ensure_turn(state, ev, cfg, history_for, records) if agent is None else None
+        tool = ev.get("tool_name") or ""
+        holder = agent if agent is not None else turn
+        if holder is not None and tool and tool not in holder["tools"]:
+            holder["tools"].append(tool)
+        if ev.get("search") is None or not ev.get("tool_use_id"):
+            return state, records
+        tid = ev.get("turn_id") or (turn["id"] if turn else None)
+        key = f"{tid}/{ev['tool_use_id']}"
+        if key in state["closed_calls"]:
+            return state, records
+        if key not in state["pending"]:  # no PreToolUse seen (installed mid-call, lost event)
+            _register_search(state, ev, agent, turn, tid, key)
+        p = state["pending"].pop(key)
+        _push(state["closed_calls"], key, CLOSED_KEEP)
+        status = ev.get("status") or ("error" if kind == "tool_failed" else "ok")
+        dur = ev.get("duration_ms")
+        if not isinstance(dur, int) or isinstance(dur, bool) or dur < 0:
+            dur = max(0, int((now - p["started"]) * 1000))
+        hist = ev.get("history")
+        if hist is None:
+            hist = history_for(p)
+        records.append(_search_record(state, p, status, dur, hist))
+        return state, records
+
+    if kind == "tool_batch":
+        calls = ev.get("tool_calls") or []
+        tid = ev.get("turn_id") or (state["turn"]["id"] if state["turn"] else None)
+        keys = [f"{tid}/{c}" for c in calls if f"{tid}/{c}" in state["pending"]]
+        records += _close_pending(state, keys, "cancelled", now, history_for)
+        return state, records
+
+    if kind == "subagent_start":
+        if ev.get("agent_id") in state["agents"]:
+            return state, records
+        _agent(state, ev)
+        return state, records
+
+    if kind == "subagent_stop":
+        agent = _agent(state, ev)
+        if agent is None or agent["status"] == "ended":
+            return state, records
+        records += _close_pending(state, _pending_of(state, ev["agent_id"]), "interrupted", now, history_for)
+        agent["status"] = "ended"
+        agent["ended"] = now
+        return state, records
+
+    if kind in ("stop", "stop_failure", "interrupt"):
+        tid = ev.get("turn_id")
+        if ev.get("agent_id"):  # a subagent's own Stop (Codex): ends its run, not the turn
+            return apply(harness, state, {**ev, "kind": "subagent_stop"}, cfg, history_for)
+        if tid and tid in state["closed_turns"]:
+            return state, records
+        if state["turn"] is None:
+            _open_turn(state, ev, tid, None)
+        elif tid and state["turn"]["id"] != tid:
+            records += _close_turn(state, ev, cfg, "interrupted", history_for)
+            _open_turn(state, ev, tid, None)
+        outcome = {"stop": "completed", "stop_failure": "error", "interrupt": "interrupted"}[kind]
+        if kind == "stop" and ev.get("status") in ("error", "aborted"):
+            outcome = "error" if ev["status"] == "error" else "interrupted"
+        records += _close_turn(state, ev, cfg, outcome, history_for)
+        return state, records
+
+    if kind == "session_end":
+        if state["turn"] is not None:
+            records += _close_turn(state, ev, cfg, "interrupted", history_for)
+        records += _close_pending(state, list(state["pending"]), "interrupted", now, history_for)
+        for a in state["agents"].values():
+            if a["status"] != "ended":
+                a["status"] = "ended"
+                a["ended"] = now
+        state["status"] = "ended"
+        state["ended"] = now
+        return state, records
+
+    return state, records
+
+
+def _register_search(
+    state: dict[str, Any], ev: dict[str, Any], agent: dict[str, Any] | None,
+    turn: dict[str, Any] | None, tid: str | None, key: str,
+) -> None:
+    holder = agent if agent is not None else state
+    holder["seq"] = holder.get("seq", 0) + 1
+    state["searches"] += 1
+    if agent is not None:
+        agent["searches"] += 1
+        by_turn = agent.setdefault("searches_by_turn", {})
+        by_turn[tid or ""] = by_turn.get(tid or "", 0) + 1
+    elif turn is not None:
+        turn["searches"] += 1
+    state["pending"][key] = {
+        "record_id": os.urandom(16).hex(),
+        "seq": holder["seq"],
+        "call_id": ev["tool_use_id"],
+        "turn_id": tid,
+        "agent_id": ev.get("agent_id"),
+        "window": holder.get("window", 0),
+        "started": ev["now"],
+        "tool": ev.get("tool_name") or "",
+        "query": ev.get("search") or "",
+        "command": ev.get("command") or "",
+        "transcript_path": ev.get("agent_transcript_path") or ev.get("transcript_path"),
+    }
+
+
+def close_stale(
+    state: dict[str, Any], cfg: dict[str, Any], now: float, max_age: float,
+    history_for: History = lambda p: None,
+) -> list[dict[str, Any]]:
+    """Close what a crashed agent left open: pending searches and the turn, as abandoned."""
+    if now - state.get("updated", now) < max_age:
+        return []
+    ev = {"kind": "session_end", "now": now, "session_id": state["session_id"]}
+    records = []
+    if state["turn"] is not None:
+        records += _close_turn(state, ev, cfg, "abandoned", history_for)
+    records += _close_pending(state, list(state["pending"]), "abandoned", now, history_for)
+    return records

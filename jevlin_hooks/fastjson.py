@@ -1,0 +1,71 @@
+"""JSON without importing :mod:`json`.
+
+``import json`` pulls in :mod:`re` and costs about as much as the interpreter's own start-up,
+which is the whole budget of a hook. The C accelerator ``_json`` that :mod:`json` wraps is
+loaded in a fraction of that, so the hook path uses it directly. Output is ASCII-only
+compact JSON, byte-compatible with ``json.dumps(obj, separators=(",", ":"))``.
+"""
+
+from __future__ import annotations
+
+import _json
+from typing import Any
+
+
+def _constant(name: str) -> float:
+    return {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}[name]
+
+
+class _ScanContext:
+    strict = False  # transcripts sometimes carry raw control characters inside strings
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = staticmethod(_constant)
+
+
+_scan = _json.make_scanner(_ScanContext())
+_WS = " \t\n\r"
+
+
+class JSONError(ValueError):
+    pass
+
+
+def loads(text: str | bytes) -> Any:
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", "replace")
+    n = len(text)
+    i = 0
+    while i < n and text[i] in _WS:
+        i += 1
+    try:
+        obj, end = _scan(text, i)
+    except StopIteration:
+        raise JSONError(f"invalid JSON at offset {i}") from None
+    except RecursionError:
+        raise JSONError("JSON nested too deeply") from None
+    except ValueError as exc:  # json.decoder.JSONDecodeError subclasses ValueError
+        raise JSONError(str(exc)) from None
+    while end < n and text[end] in _WS:
+        end += 1
+    if end != n:
+        raise JSONError(f"extra data at offset {end}")
+    return obj
+
+
+def _default(obj: Any) -> Any:
+    raise TypeError(f"{type(obj).__name__} is not JSON serializable")
+
+
+_encode = _json.make_encoder(
+    None, _default, _json.encode_basestring_ascii, None, ":", ",", False, False, True
+)
+_encode_sorted = _json.make_encoder(
+    None, _default, _json.encode_basestring_ascii, None, ":", ",", True, False, True
+)
+
+
+def dumps(obj: Any, sort_keys: bool = False) -> str:
+    return "".join((_encode_sorted if sort_keys else _encode)(obj, 0))

@@ -1,0 +1,117 @@
+"""Lineage files: one JSON document per harness session under ``$JEVLIN_HOME/sessions``.
+
+Every update takes an exclusive ``flock`` on the session's ``.lock`` file, reads the state,
+applies a transition, queues the transition's records, then replaces the state atomically.
+Records are queued before the state is written: a crash between the two leaves the call
+pending (it is closed again later under the same ``record_id``, which sinks de-duplicate),
+never a lost record.
+
+Index files let a search process find its lineage without any id in its environment:
+``sessions/pid/<agent pid>`` and ``sessions/cwd/<sha256(workspace)>`` name the lineage file.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from typing import Any, Callable
+
+from jevlin_hooks import fastjson, paths, spool
+
+Transition = Callable[["dict[str, Any] | None"], "tuple[dict[str, Any] | None, list[dict[str, Any]]]"]
+
+
+def file_name(harness: str, session_id: str) -> str:
+    return f"{harness}.{paths.safe_name(session_id)}"
+
+
+def update(home: str, harness: str, session_id: str, transition: Transition) -> dict[str, Any] | None:
+    """Apply ``transition`` under the session's lock; returns the new state."""
+    name = file_name(harness, session_id)
+    dfd = paths.open_dir(home, "sessions")
+    try:
+        lfd = paths.open_lock(dfd, name + ".lock")
+        try:
+            fcntl.flock(lfd, fcntl.LOCK_EX)
+            state = _read(dfd, name + ".json")
+            new, records = transition(state)
+            if records:
+                spool.enqueue(home, records)
+            if new is not None:
+                paths.write_atomic(dfd, name + ".json", fastjson.dumps(new).encode("ascii"))
+            return new
+        finally:
+            os.close(lfd)  # closing releases the flock
+    finally:
+        os.close(dfd)
+
+
+def _read(dfd: int, name: str) -> dict[str, Any] | None:
+    try:
+        data = paths.read_bytes(dfd, name)
+    except FileNotFoundError:
+        return None
+    try:
+        state = fastjson.loads(data)
+    except ValueError:
+        state = None
+    if not isinstance(state, dict) or state.get("v") != 1:
+        # Unreadable (should not happen: writes are atomic). Keep it for inspection and start
+        # over rather than fail every later event of the session.
+        try:
+            os.rename(name, name + ".corrupt", src_dir_fd=dfd, dst_dir_fd=dfd)
+        except OSError:
+            pass
+        return None
+    return state
+
+
+def read(home: str, name: str) -> dict[str, Any] | None:
+    """Read a lineage file without locking (atomic replace makes this consistent)."""
+    try:
+        dfd = paths.open_dir(home, "sessions", create=False)
+    except OSError:
+        return None
+    try:
+        data = paths.read_bytes(dfd, name + ".json")
+        state = fastjson.loads(data)
+        return state if isinstance(state, dict) else None
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(dfd)
+
+
+def list_names(home: str) -> list[str]:
+    try:
+        return sorted(n[:-5] for n in os.listdir(os.path.join(home, "sessions")) if n.endswith(".json"))
+    except OSError:
+        return []
+
+
+def workspace_key(cwd: str) -> str:
+    import _sha256
+
+    return _sha256.sha256(os.path.normpath(cwd).encode("utf-8", "surrogatepass")).hexdigest()[:40]
+
+
+def write_index(home: str, kind: str, key: str, value: dict[str, Any]) -> None:
+    dfd = paths.open_dir(home, "sessions", kind)
+    try:
+        paths.write_atomic(dfd, key, fastjson.dumps(value).encode("ascii"))
+    finally:
+        os.close(dfd)
+
+
+def read_index(home: str, kind: str, key: str) -> dict[str, Any] | None:
+    try:
+        dfd = paths.open_dir(home, "sessions", kind, create=False)
+    except OSError:
+        return None
+    try:
+        value = fastjson.loads(paths.read_bytes(dfd, key, limit=1 << 16))
+        return value if isinstance(value, dict) else None
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(dfd)

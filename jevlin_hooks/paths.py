@@ -1,0 +1,147 @@
+"""Where things live under ``$JEVLIN_HOME``, and writing there safely.
+
+Every directory is 0700 and every file 0600. Paths inside the home are walked one component
+at a time with ``O_NOFOLLOW`` relative to an open directory descriptor, so a symlink planted
+inside the home (``sessions -> /etc``, ``spool/new/x.json -> ~/.ssh/...``) is refused instead
+of followed. The home itself may be a symlink: that is the user's choice, not a plant.
+"""
+
+from __future__ import annotations
+
+import os
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+_O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_O_READ = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_O_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+def home() -> str:
+    env = os.environ.get("JEVLIN_HOME")
+    if env:
+        return os.path.abspath(os.path.expanduser(env))
+    return os.path.join(os.path.expanduser("~"), ".jevlin")
+
+
+class UnsafePath(OSError):
+    """A path component inside the home is a symlink or not a directory."""
+
+
+def open_dir(base: str, *parts: str, create: bool = True) -> int:
+    """Return an fd for ``base/parts...``, creating missing directories 0700 when asked.
+
+    ``base`` is created (with parents) if missing; every component below it is opened with
+    O_NOFOLLOW so nothing inside the home can redirect a write.
+    """
+    if create and not os.path.isdir(base):
+        os.makedirs(base, mode=DIR_MODE, exist_ok=True)
+    fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        for part in parts:
+            try:
+                nfd = os.open(part, _O_DIR, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                try:
+                    os.mkdir(part, DIR_MODE, dir_fd=fd)
+                except FileExistsError:
+                    pass
+                nfd = os.open(part, _O_DIR, dir_fd=fd)
+            except (NotADirectoryError, OSError) as exc:
+                if isinstance(exc, FileNotFoundError):
+                    raise
+                if exc.errno in (40, 20, 62):  # ELOOP, ENOTDIR, ELOOP(macOS)
+                    raise UnsafePath(exc.errno, "not a plain directory", part) from None
+                raise
+            os.close(fd)
+            fd = nfd
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_bytes(dir_fd: int, name: str, limit: int = 64 << 20) -> bytes:
+    fd = os.open(name, _O_READ, dir_fd=dir_fd)
+    try:
+        chunks = []
+        total = 0
+        while total < limit:
+            chunk = os.read(fd, min(1 << 20, limit - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def write_atomic(dir_fd: int, name: str, data: bytes, sync: bool = False) -> None:
+    """Write ``name`` whole or not at all: tmp file (O_EXCL|O_NOFOLLOW) -> [fsync] -> rename.
+
+    rename() replaces a symlink at ``name`` rather than writing through it.
+    """
+    tmp = f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    fd = os.open(tmp, _O_NEW, FILE_MODE, dir_fd=dir_fd)
+    try:
+        view = memoryview(data)
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
+        if sync:
+            os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        try:
+            os.unlink(tmp, dir_fd=dir_fd)
+        except OSError:
+            pass
+        raise
+    os.close(fd)
+    try:
+        os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        try:
+            os.unlink(tmp, dir_fd=dir_fd)
+        except OSError:
+            pass
+        raise
+
+
+def write_new(dir_fd: int, name: str, data: bytes, sync: bool = True) -> None:
+    """Create ``name`` exclusively (O_EXCL|O_NOFOLLOW) and write it whole; fsync when asked."""
+    fd = os.open(name, _O_NEW, FILE_MODE, dir_fd=dir_fd)
+    try:
+        view = memoryview(data)
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
+        if sync:
+            os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        try:
+            os.unlink(name, dir_fd=dir_fd)
+        except OSError:
+            pass
+        raise
+    os.close(fd)
+
+
+def open_lock(dir_fd: int, name: str) -> int:
+    return os.open(
+        name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), FILE_MODE,
+        dir_fd=dir_fd,
+    )
+
+
+def safe_name(raw: str) -> str:
+    """A file-name-safe, collision-free token for an id we did not choose."""
+    if 0 < len(raw) <= 96 and all(c.isascii() and (c.isalnum() or c in "-_") for c in raw):
+        return raw
+    import _sha256
+
+    return "h" + _sha256.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:40]

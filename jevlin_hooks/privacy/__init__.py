@@ -1,0 +1,1 @@
+"""Privacy: scrubbing free text and keyed hashing of ids (imported by submodule)."""

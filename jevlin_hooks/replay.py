@@ -1,0 +1,112 @@
+"""Feed captured harness events through the real hook entry point, as the harness does.
+
+Used by ``jevlin-hooks demo`` and by the tests: each event is one ``python -I -S entry.py``
+process with the payload on stdin, exactly what the installed hook command runs. Transcripts
+are laid down as they were when each event fired: the compacted session's transcript is cut
+after the turn that the replayed scenario ends with, so a turn's history is what it was then.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from importlib import resources
+from typing import Any
+
+ENTRY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "entry.py")
+
+# scenario -> (transcript file, how many finished turns it holds then; None = all of it)
+CLAUDE_TRANSCRIPTS: dict[str, tuple[str, int | None]] = {
+    "basic": ("compact-session.jsonl", 1),
+    "resume": ("compact-session.jsonl", 2),
+    "compact": ("compact-session.jsonl", None),
+    "subagent": ("subagent-session.jsonl", None),
+}
+SUBAGENT_TRANSCRIPTS = {"subagent": ("46b63523-cea3-410f-9fb7-a35b0f221dea", "a5394befcf3c9d979")}
+
+
+def data_dir(harness: str = "claude-code") -> str:
+    return str(resources.files("jevlin_hooks") / "data" / harness)
+
+
+def scenario_events(scenario: str, harness: str = "claude-code") -> list[tuple[str, dict[str, Any]]]:
+    base = os.path.join(data_dir(harness), "events")
+    files = [f for f in os.listdir(base) if f.startswith(scenario + "-") and f.endswith(".json")]
+    files.sort(key=lambda f: int(f.split("-")[-2]))
+    out = []
+    for f in files:
+        with open(os.path.join(base, f), encoding="utf-8") as fh:
+            out.append((f, json.load(fh)))
+    return out
+
+
+def _cut(lines: list[bytes], turns: int | None) -> list[bytes]:
+    if turns is None:
+        return lines
+    seen = 0
+    for i, line in enumerate(lines):
+        if b'"subtype":"stop_hook_summary"' in line:
+            seen += 1
+            if seen == turns:
+                return lines[: i + 1]
+    return lines
+
+
+def lay_transcripts(scenario: str, root: str) -> dict[str, str]:
+    """Write the scenario's transcript(s) under ``root``; returns {original path: new path}."""
+    mapping: dict[str, str] = {}
+    spec = CLAUDE_TRANSCRIPTS.get(scenario)
+    events = scenario_events(scenario)
+    if not events:
+        return mapping
+    original = events[0][1].get("transcript_path")
+    if not original:
+        return mapping
+    target = os.path.join(root, os.path.basename(original))
+    mapping[original] = target
+    tdir = os.path.join(data_dir(), "transcripts")
+    if spec is not None:
+        with open(os.path.join(tdir, spec[0]), "rb") as f:
+            lines = f.read().splitlines(keepends=True)
+        with open(target, "wb") as f:
+            f.writelines(_cut(lines, spec[1]))
+    if scenario in SUBAGENT_TRANSCRIPTS:
+        sid, aid = SUBAGENT_TRANSCRIPTS[scenario]
+        sub = os.path.join(root, sid, "subagents")
+        os.makedirs(sub, exist_ok=True)
+        src = os.path.join(tdir, f"subagent-agent-{aid}.jsonl")
+        with open(src, "rb") as f, open(os.path.join(sub, f"agent-{aid}.jsonl"), "wb") as g:
+            g.write(f.read())
+        orig_sub = os.path.join(os.path.dirname(original), sid, "subagents", f"agent-{aid}.jsonl")
+        mapping[orig_sub] = os.path.join(sub, f"agent-{aid}.jsonl")
+    return mapping
+
+
+def rewrite(payload: dict[str, Any], mapping: dict[str, str]) -> dict[str, Any]:
+    out = dict(payload)
+    for key in ("transcript_path", "agent_transcript_path"):
+        if out.get(key) in mapping:
+            out[key] = mapping[out[key]]
+    return out
+
+
+def run_hook(
+    home: str, payload: dict[str, Any] | bytes, harness: str = "claude-code",
+    env: dict[str, str] | None = None, timeout: float = 30,
+) -> subprocess.CompletedProcess[bytes]:
+    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "CODEX_"))}
+    full_env["JEVLIN_HOME"] = home
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-I", "-S", ENTRY, harness],
+        input=data, capture_output=True, env=full_env, timeout=timeout, check=False,
+    )
+
+
+def replay(home: str, scenario: str, transcripts_root: str, harness: str = "claude-code") -> list[subprocess.CompletedProcess[bytes]]:
+    os.makedirs(transcripts_root, exist_ok=True)
+    mapping = lay_transcripts(scenario, transcripts_root)
+    return [run_hook(home, rewrite(p, mapping), harness) for _, p in scenario_events(scenario, harness)]

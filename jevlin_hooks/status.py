@@ -1,0 +1,62 @@
+"""``jevlin-hooks status``: threads known, queue depth, recent hook errors, on one screen."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from jevlin_hooks import config, lineage, log, paths, spool
+
+
+def _age(seconds: float) -> str:
+    if seconds < 90:
+        return f"{int(seconds)}s ago"
+    if seconds < 5400:
+        return f"{int(seconds // 60)}m ago"
+    if seconds < 172800:
+        return f"{int(seconds // 3600)}h ago"
+    return f"{int(seconds // 86400)}d ago"
+
+
+def lines(home: str) -> list[str]:
+    out = [f"home      {home}"]
+    try:
+        cfg = config.load(home, use_cache=False)
+        cfg_note = ""
+    except config.ConfigError as exc:
+        cfg = config.defaults()
+        cfg_note = f"  (config.toml unusable: {exc}; using defaults)"
+    trace = "on" if config.trace_on(cfg) else "off"
+    out.append(f"trace     {trace}   sink: {cfg['ship']['sink']}   turn_end: "
+               f"{'on' if cfg['miner']['turn_end'] else 'off'}{cfg_note}")
+    names = lineage.list_names(home)
+    now = time.time()
+    states = [s for s in (lineage.read(home, n) for n in names) if s]
+    active = [s for s in states if s.get("status") == "active"]
+    searches = sum(s.get("searches", 0) for s in states)
+    out.append(f"threads   {len(states)} known, {len(active)} active, {searches} searches counted")
+    for s in sorted(states, key=lambda s: -s.get("updated", 0))[:5]:
+        turn = s.get("turn")
+        out.append(
+            f"  {s.get('harness', '?'):<11} {_age(now - s.get('updated', now)):>8}  "
+            f"window {s.get('window', 0)}  seq {s.get('seq', 0)}  turns {len(s.get('turns', []))}"
+            f"{'  (turn open)' if turn else ''}  {s.get('status')}"
+        )
+    new, cur, quar = (spool.count(home, d) for d in ("new", "cur", "quarantine"))
+    out.append(f"queue     {new} waiting, {cur} in flight, {quar} quarantined")
+    errors = log.tail(home, "hook.log", 5)
+    if errors:
+        out.append("hook errors (latest last):")
+        out += [f"  {e}" for e in errors]
+    else:
+        out.append("hook errors: none")
+    return out
+
+
+def main() -> int:
+    home = paths.home()
+    if not os.path.isdir(home):
+        print(f"home      {home} (not created yet: no hook has run)")
+        return 0
+    print("\n".join(lines(home)))
+    return 0
