@@ -6,6 +6,7 @@ search and its start-up cost is budgeted like a hook's.
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -66,13 +67,13 @@ def _main(args: list[str]) -> int:
 def _install(ns: object) -> int:
     from jevlin_hooks import install
 
-    remove = getattr(ns, "cmd") == "uninstall"
-    path = install.claude_settings_path(getattr(ns, "project"))
+    remove = ns.cmd == "uninstall"
+    path = install.claude_settings_path(ns.project)
     try:
         change = install.plan_claude(path, remove=remove)
     except install.InstallError as exc:
         return _fail(str(exc))
-    if getattr(ns, "dry_run"):
+    if ns.dry_run:
         print(change.diff() or f"{path}: no change")
         return 0
     if not change.changed:
@@ -82,6 +83,11 @@ def _install(ns: object) -> int:
         backup = install.apply(change)
     except OSError as exc:
         return _fail(f"cannot write {path}: {exc.strerror or exc}")
+    if not remove:
+        import compileall
+
+        # Hooks run with -I -S from this package: make sure they never pay for compiling it.
+        compileall.compile_dir(os.path.dirname(install.ENTRY), quiet=1)
     verb = "removed our hooks from" if remove else "installed hooks in"
     print(f"{verb} {path}" + (f" (backup: {backup})" if backup else ""))
     if not remove:

@@ -8,9 +8,13 @@ event after an edit pays for the parse; every other event reads the cache.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from jevlin_hooks import fastjson, paths
+
+# typing (which imports re) costs more than a hook's whole start-up budget: types only.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 CONFIG_NAME = "config.toml"
 CACHE_NAME = "config.json"

@@ -15,9 +15,14 @@ may run in a sandbox that can read the home but not write it.
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping
 
 from jevlin_hooks import lineage, procinfo
+
+# typing (which imports re) costs more than a hook's whole start-up budget: types only.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
 
 
 def _choose_call(state: dict[str, Any], agent_id: str | None, call_id: str | None) -> dict[str, Any] | None:
@@ -74,7 +79,9 @@ def resolve_raw(home: str, env: Mapping[str, str] | None = None, cwd: str | None
             thread = env.get("CODEX_THREAD_ID")
             agent = thread if thread and thread != csid else None
             return _from_state(state, "env", agent, env.get("CODEX_TOOL_CALL_ID"))
-    for pid in procinfo.ancestors():
+    # Our own pid first: a shell that runs one command execs it, so the agent's shell tool
+    # process can be this very process.
+    for pid in [os.getpid(), *procinfo.ancestors()]:
         idx = lineage.read_index(home, "pid", str(pid))
         if idx and idx.get("start") == procinfo.start_time(pid):
             state = lineage.read(home, idx.get("lineage", ""))

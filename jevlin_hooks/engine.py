@@ -17,14 +17,19 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Callable
+
+# typing (which imports re) costs more than a hook's whole start-up budget: types only.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    History = Callable[[dict[str, Any]], str | None]
 
 SCHEMA = 1
 CLOSED_KEEP = 256
 TURNS_KEEP = 64
 COMPACTION = ("pre_compact", "post_compact", "compact_start")
-
-History = Callable[[dict[str, Any]], "str | None"]
 
 
 def iso(t: float) -> str:

@@ -9,7 +9,11 @@ compact JSON, byte-compatible with ``json.dumps(obj, separators=(",", ":"))``.
 from __future__ import annotations
 
 import _json
-from typing import Any
+
+# typing (which imports re) costs more than a hook's whole start-up budget: types only.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _constant(name: str) -> float:

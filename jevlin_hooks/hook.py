@@ -9,11 +9,14 @@ imported, and only what the event needs.
 from __future__ import annotations
 
 import os
-import sys
 import time
-from typing import Any
 
 from jevlin_hooks import fastjson, paths
+
+# typing (which imports re) costs more than a hook's whole start-up budget: types only.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_PAYLOAD = 64 << 20  # larger payloads are drained and dropped, logged
 HISTORY_WAIT = 0.3  # Claude Code flushes its transcript about every 100 ms
@@ -121,6 +124,15 @@ def handle(harness: str, payload: Any, home: str) -> list[str]:
     ev = mod.normalize(payload, cfg, now)
     if ev is None:
         return answer
+    if ev["kind"] == "session_start":
+        from jevlin_hooks.privacy import ids
+
+        try:  # created here, outside any sandbox, so a sandboxed search can read it
+            ids.load_key(home, create=True)
+        except OSError as exc:
+            from jevlin_hooks import log
+
+            log.write(home, "hook.log", f"{harness}: key unusable: {exc}")
     if harness == "claude-code" and ev["kind"] in ("session_start", "prompt"):
         ev["agent_pid"] = _agent_pid()
     if ev.get("search") is not None and ev["kind"] in ("post_tool", "tool_failed"):

@@ -14,11 +14,16 @@ from __future__ import annotations
 
 import fcntl
 import os
-from typing import Any, Callable
 
 from jevlin_hooks import fastjson, paths, spool
 
-Transition = Callable[["dict[str, Any] | None"], "tuple[dict[str, Any] | None, list[dict[str, Any]]]"]
+# typing (which imports re) costs more than a hook's whole start-up budget: types only.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    Transition = Callable[[dict[str, Any] | None], tuple[dict[str, Any] | None, list[dict[str, Any]]]]
 
 
 def file_name(harness: str, session_id: str) -> str:

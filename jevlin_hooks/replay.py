@@ -57,6 +57,7 @@ def _cut(lines: list[bytes], turns: int | None) -> list[bytes]:
 def lay_transcripts(scenario: str, root: str) -> dict[str, str]:
     """Write the scenario's transcript(s) under ``root``; returns {original path: new path}."""
     mapping: dict[str, str] = {}
+    os.makedirs(root, exist_ok=True)
     spec = CLAUDE_TRANSCRIPTS.get(scenario)
     events = scenario_events(scenario)
     if not events:

@@ -9,7 +9,10 @@ anywhere a shell line runs a command: after ``cd x &&``, behind ``VAR=1`` assign
 
 from __future__ import annotations
 
-from typing import Any
+# typing (which imports re) costs more than a hook's whole start-up budget: types only.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SHELL_TOOLS = frozenset({"Bash", "Shell", "shell", "exec_command", "local_shell", "run_shell_command"})
 _SEPARATORS = frozenset(";&|\n()`{}")

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
 
 from jevlin_hooks import fastjson, paths
+
+# typing (which imports re) costs more than a hook's whole start-up budget: types only.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA_VERSION = 1
 SUBDIRS = ("tmp", "new", "cur", "quarantine")

@@ -8,9 +8,14 @@ costs what a 2 KB one does. Lines are filtered by substring before they are pars
 from __future__ import annotations
 
 import os
-from typing import Any, Iterator
 
 from jevlin_hooks import fastjson
+
+# typing (which imports re) costs more than a hook's whole start-up budget: types only.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
 
 MAX_SCAN = 8 << 20
 BLOCK = 64 << 10
@@ -87,7 +92,7 @@ def history(path: str, tool_use_id: str, max_bytes: int = MAX_SCAN) -> str | Non
     try:
         for line in lines_backwards(path, max_bytes):
             if not found:
-                if needle not in line or b'"type":"assistant"' not in line:
+                if needle not in line or b'"assistant"' not in line:
                     continue
                 entry = _parse(line)
                 if entry is None or entry.get("type") != "assistant":
@@ -105,13 +110,14 @@ def history(path: str, tool_use_id: str, max_bytes: int = MAX_SCAN) -> str | Non
                     if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str):
                         texts.append(b["text"])
                 continue
-            if b'"type":"assistant"' in line:
+            if b'"assistant"' in line:
                 entry = _parse(line)
-                if entry and entry.get("type") == "assistant" and not entry.get("isSidechain"):
+                # (a subagent's own transcript is all isSidechain lines: they count here)
+                if entry and entry.get("type") == "assistant":
                     for b in reversed(_content(entry)):
                         if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str):
                             texts.append(b["text"])
-            elif b'"type":"user"' in line or b'"compact_boundary"' in line:
+            elif b'"user"' in line or b'"compact_boundary"' in line:
                 entry = _parse(line)
                 if entry is None:
                     continue
@@ -170,13 +176,13 @@ def turn_summary(path: str, turn_id: str | None, max_bytes: int = MAX_SCAN) -> d
 
     try:
         for line in lines_backwards(path, max_bytes):
-            if b'"type":"assistant"' in line:
+            if b'"assistant"' in line:
                 entry = _parse(line)
                 if entry and entry.get("type") == "assistant" and not entry.get("isSidechain"):
                     msg = entry.get("message")
                     if isinstance(msg, dict):
                         held.append(msg)
-            elif b'"type":"user"' in line and b'"promptId"' in line:
+            elif b'"user"' in line and b'"promptId"' in line:
                 entry = _parse(line)
                 if not entry or entry.get("type") != "user" or entry.get("isSidechain"):
                     continue
@@ -186,8 +192,8 @@ def turn_summary(path: str, turn_id: str | None, max_bytes: int = MAX_SCAN) -> d
                 if turn_id is None or pid == turn_id:
                     commit()
                     in_turn = True
-                    if turn_id is None and _is_prompt(entry):
-                        break
+                    if _is_prompt(entry):
+                        break  # the turn's prompt: everything above belongs to earlier turns
                 elif in_turn:
                     break
                 else:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 Decide = Callable[[dict[str, Any]], list[dict[str, Any]]]
 _ids = itertools.count(1)

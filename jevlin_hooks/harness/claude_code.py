@@ -8,9 +8,12 @@ SubagentStop(agent_type "") -> SessionStart(compact) -> PostCompact.
 
 from __future__ import annotations
 
-from typing import Any
-
 from jevlin_hooks import searchmatch
+
+# typing (which imports re) costs more than a hook's whole start-up budget: types only.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 NAME = "claude-code"
 

@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from jevlin_hooks import lineage, replay, spool  # noqa: E402
+
+# Hooks started by pytest would name pytest (their parent) as the agent process, and every
+# context lookup from a pytest child would then match by ancestry. They name this stand-in.
+FAKE_AGENT = subprocess.Popen(["sleep", "86400"])
+atexit.register(FAKE_AGENT.kill)
+
+PROBE_CONFIG = """\
+[miner]
+turn_end = true
+[search]
+shell_commands = ["jevlin search", "/opt/probe/tool_probe.sh"]
+[daemon]
+autostart = false
+"""
+
+
+@pytest.fixture
+def home(tmp_path: Any) -> str:
+    h = str(tmp_path / "jhome")
+    os.makedirs(h, mode=0o700)
+    return h
+
+
+@pytest.fixture
+def probe_home(home: str) -> str:
+    """A home whose config counts the captures' probe script as a search command."""
+    with open(os.path.join(home, "config.toml"), "w") as f:
+        f.write(PROBE_CONFIG)
+    return home
+
+
+def states(home: str) -> dict[str, dict[str, Any]]:
+    return {n: lineage.read(home, n) for n in lineage.list_names(home)}  # type: ignore[misc]
+
+
+def state_of(home: str, session_id: str, harness: str = "claude-code") -> dict[str, Any]:
+    st = lineage.read(home, lineage.file_name(harness, session_id))
+    assert st is not None, f"no lineage for {session_id}"
+    return st
+
+
+def queued(home: str, kind: str | None = None) -> list[dict[str, Any]]:
+    return [r for r in spool.read_all(home) if kind is None or r["kind"] == kind]
+
+
+def run(home: str, payload: Any, harness: str = "claude-code", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    p = replay.run_hook(home, payload, harness, env={"CLAUDE_PID": str(FAKE_AGENT.pid), **(env or {})})
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == b"", p.stdout
+    return p
+
+
+def hook_errors(home: str) -> str:
+    try:
+        with open(os.path.join(home, "logs", "hook.log")) as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+
+
+@contextlib.contextmanager
+def readonly_copy(src: str | None, dest: str) -> Iterator[str]:
+    """``dest`` holding a copy of ``src``, made unwritable even for root (a read-only mount)."""
+    os.makedirs(dest, exist_ok=True)
+    if os.geteuid() != 0:
+        if src:
+            shutil.copytree(src, dest, dirs_exist_ok=True)
+        for root, dirs, _ in os.walk(dest):
+            for d in dirs:
+                os.chmod(os.path.join(root, d), 0o500)
+        os.chmod(dest, 0o500)
+        try:
+            yield dest
+        finally:
+            for root, _dirs, _ in os.walk(dest):
+                os.chmod(root, 0o700)
+        return
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m,mode=0700", "tmpfs", dest]).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        if src:
+            shutil.copytree(src, dest, dirs_exist_ok=True, symlinks=True)
+        subprocess.run(["mount", "-o", "remount,ro", dest], check=True)
+        yield dest
+    finally:
+        subprocess.run(["umount", "-l", dest])
+
+
+def dumps(obj: Any) -> bytes:
+    return json.dumps(obj).encode()

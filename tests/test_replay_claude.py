@@ -1,0 +1,214 @@
+"""Each captured Claude Code 2.1.328 scenario through the real entry point, as subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from conftest import hook_errors, queued, run, state_of
+
+from jevlin_hooks import replay
+
+S_MAIN = "0f3b5964-7452-4415-a237-0a07ecc7cd2f"
+S_SUB = "46b63523-cea3-410f-9fb7-a35b0f221dea"
+S_SUB_FG = "ee8eb6d6-4eba-49ad-a7bd-2f1545e2333f"
+S_AUTO = "8793927a-f8f1-4733-9a41-1ea77335790a"
+S_FAIL = "b7a62bb8-39c2-4fc6-bd32-90a9f5060902"
+S_API = "e83bff02-3511-4de4-804a-e6b0d2809993"
+S_INT = "2a09bcbb-9d58-490d-ac64-42adc994f201"
+S_FORK = "a03ec505-e984-4b12-9b69-916ef02dbd48"
+
+
+def replay_ok(home: str, scenario: str, tmp_path) -> None:
+    for p in replay.replay(home, scenario, str(tmp_path / "transcripts")):
+        assert p.returncode == 0 and p.stdout == b""
+    assert hook_errors(home) == ""
+
+
+def test_basic_one_search_with_history_and_turn_end(probe_home, tmp_path):
+    replay_ok(probe_home, "basic", tmp_path)
+    st = state_of(probe_home, S_MAIN)
+    assert st["window"] == 0 and st["seq"] == 1 and st["status"] == "ended"
+    (turn,) = st["turns"]
+    assert turn["id"] == "f292f0cf-23ce-4ffc-b275-b05cc925aa3c"
+    assert turn["outcome"] == "completed" and turn["tools"] == ["Bash"]
+    assert turn["tokens"] == {"input": 200, "output": 40, "cache_read": 0, "cache_creation": 0}
+    assert turn["model"] == "claude-opus-5-5"
+    (rec,) = queued(probe_home, "search")
+    assert rec["session_id"] == S_MAIN and rec["turn_id"] == turn["id"]
+    assert rec["call_id"] == "toolu_fake0001" and rec["seq"] == 1 and rec["window"] == 0
+    assert rec["history"] == "Let me search first."
+    assert rec["status"] == "ok" and rec["duration_ms"] == 68
+    assert rec["query"] == "/opt/probe/captured/claude basic bash"
+    assert rec["parent_session_id"] is None and rec["v"] == 1 and len(rec["record_id"]) == 32
+    (te,) = queued(probe_home, "turn_end")
+    assert te["outcome"] == "completed" and te["final_message"] == "The search found what we needed. Done."
+    assert te["prompt"] == "search for httpx retry docs" and te["tools"] == ["Bash"] and te["search_count"] == 1
+    assert te["tokens"]["input"] == 200 and te["model"] == "claude-opus-5-5"
+
+
+def test_resume_continues_the_thread_then_compact_raises_window(probe_home, tmp_path):
+    replay_ok(probe_home, "basic", tmp_path)
+    replay_ok(probe_home, "resume", tmp_path)
+    st = state_of(probe_home, S_MAIN)
+    assert st["sources"] == ["startup", "resume"]
+    assert st["seq"] == 2 and st["window"] == 0 and len(st["turns"]) == 2
+    recs = queued(probe_home, "search")
+    assert [r["seq"] for r in recs] == [1, 2]
+    assert {r["session_id"] for r in recs} == {S_MAIN}
+    replay_ok(probe_home, "compact", tmp_path)
+    st = state_of(probe_home, S_MAIN)
+    assert st["window"] == 1, "PreCompact, SubagentStop, SessionStart(compact), PostCompact count once"
+    assert st["seq"] == 2
+
+
+def test_duplicated_compaction_events_count_once(probe_home, tmp_path):
+    events = [p for _, p in replay.scenario_events("compact")]
+    for p in events[:-1] + events[1:-1] + [events[-1]]:  # every compaction event twice
+        run(probe_home, p)
+    assert state_of(probe_home, S_MAIN)["window"] == 1
+
+
+def test_autocompact_raises_window_and_keeps_seq(probe_home, tmp_path):
+    replay_ok(probe_home, "autocompact", tmp_path)
+    st = state_of(probe_home, S_AUTO)
+    assert st["window"] == 1 and st["seq"] == 1
+    (rec,) = queued(probe_home, "search")
+    assert rec["window"] == 0  # the search ran before the compaction
+    assert st["agents"] == {}, "the compaction's own SubagentStop is not a subagent"
+
+
+def test_background_subagent_search_names_its_parent(probe_home, tmp_path):
+    replay_ok(probe_home, "subagent", tmp_path)
+    st = state_of(probe_home, S_SUB)
+    agent = st["agents"]["a5394befcf3c9d979"]
+    assert agent["agent_type"] == "general-purpose" and agent["status"] == "ended"
+    assert agent["parent_call"] == "toolu_fake0001"
+    (rec,) = queued(probe_home, "search")
+    assert rec["session_id"] == "a5394befcf3c9d979" and rec["parent_session_id"] == S_SUB
+    assert rec["seq"] == 1 and rec["status"] == "ok"
+    assert rec["turn_id"] == "3ca0f575-4365-4819-9788-164e3e765819"
+    assert rec["call_id"] == "toolu_fake0003"
+    assert rec["host_meta"]["agent_type"] == "general-purpose"
+    # The parent's Stop came while the subagent still ran: its search was not cut short.
+    assert [t["outcome"] for t in st["turns"]] == ["completed", "completed"]
+    assert st["turns"][0]["searches"] == 1  # counted while the subagent ran
+    assert st["seq"] == 0, "the root thread made no search of its own"
+
+
+def test_foreground_subagent(probe_home, tmp_path):
+    replay_ok(probe_home, "subagent_fg", tmp_path)
+    st = state_of(probe_home, S_SUB_FG)
+    recs = queued(probe_home, "search")
+    assert recs and all(r["parent_session_id"] == S_SUB_FG for r in recs)
+    assert all(r["session_id"] in st["agents"] for r in recs)
+
+
+def test_fork_starts_a_new_thread(probe_home, tmp_path):
+    replay_ok(probe_home, "basic", tmp_path)
+    with open(os.path.join(replay.data_dir(), "events", "fork-19-SessionStart.json")) as f:
+        run(probe_home, json.load(f))
+    fork = state_of(probe_home, S_FORK)
+    assert fork["sources"] == ["fork"] and fork["seq"] == 0 and fork["window"] == 0
+    assert state_of(probe_home, S_MAIN)["seq"] == 1
+
+
+def test_interrupted_search_is_queued_at_session_end(probe_home, tmp_path):
+    replay_ok(probe_home, "interrupt", tmp_path)
+    (rec,) = queued(probe_home, "search")
+    assert rec["status"] == "interrupted" and rec["seq"] == 1
+    st = state_of(probe_home, S_INT)
+    assert st["pending"] == {} and st["turns"][0]["outcome"] == "interrupted"
+
+
+def test_stop_failure_outcome(probe_home, tmp_path):
+    replay_ok(probe_home, "apierror", tmp_path)
+    st = state_of(probe_home, S_API)
+    (turn,) = st["turns"]
+    assert turn["outcome"] == "error" and turn["error"] == "invalid_request"
+    assert queued(probe_home) == [], "no search in the turn: no turn_end even when opted in"
+
+
+def test_failures_non_search_tools_are_named_not_counted(probe_home, tmp_path):
+    replay_ok(probe_home, "failures", tmp_path)
+    st = state_of(probe_home, S_FAIL)
+    assert st["seq"] == 0 and st["turns"][0]["tools"] == ["Bash", "Write"]
+    assert queued(probe_home) == []
+
+
+def test_failed_search_is_queued_with_error_status(probe_home, tmp_path):
+    events = [p for _, p in replay.scenario_events("failures")]
+    for p in events:
+        if p.get("tool_input", {}).get("command", "").startswith("echo about to fail"):
+            p = {**p, "tool_input": {**p["tool_input"], "command": "jevlin search 'will fail'; exit 3"}}
+        run(probe_home, p)
+    (rec,) = queued(probe_home, "search")
+    assert rec["status"] == "error" and rec["query"] == "will fail" and rec["duration_ms"] == 17
+
+
+def test_default_config_does_not_count_the_probe(home, tmp_path):
+    """Without the probe in [search], captured `echo jevlin search ...` lines are not searches."""
+    replay_ok(home, "basic", tmp_path)
+    assert state_of(home, S_MAIN)["seq"] == 0 and queued(home) == []
+
+
+def test_turn_end_only_when_opted_in(home, tmp_path):
+    with open(os.path.join(home, "config.toml"), "w") as f:
+        f.write('[search]\nshell_commands = ["/opt/probe/tool_probe.sh"]\n')
+    replay_ok(home, "basic", tmp_path)
+    assert [r["kind"] for r in queued(home)] == ["search"]
+
+
+def test_trace_off_queues_nothing(probe_home, tmp_path):
+    for _, p in replay.scenario_events("basic"):
+        run(probe_home, p, env={"JEVLIN_TRACE": "off"})
+    assert queued(probe_home) == []
+    with open(os.path.join(probe_home, "config.toml"), "a") as f:
+        f.write("")
+    cfg = open(os.path.join(probe_home, "config.toml")).read()
+    with open(os.path.join(probe_home, "config.toml"), "w") as f:
+        f.write('trace = "off"\n' + cfg)
+    replay_ok(probe_home, "basic", tmp_path)
+    assert queued(probe_home) == []
+
+
+def test_duplicated_events_change_nothing(probe_home, tmp_path):
+    events = [p for _, p in replay.scenario_events("basic")]
+    mapping = replay.lay_transcripts("basic", str(tmp_path / "t"))
+    for p in events:
+        run(probe_home, replay.rewrite(p, mapping))
+        run(probe_home, replay.rewrite(p, mapping))
+    st = state_of(probe_home, S_MAIN)
+    assert st["seq"] == 1 and len(st["turns"]) == 1
+    assert len(queued(probe_home, "search")) == 1 and len(queued(probe_home, "turn_end")) == 1
+
+
+def test_events_for_a_session_never_seen_starting(probe_home, tmp_path):
+    events = [p for name, p in replay.scenario_events("basic") if "SessionStart" not in name and "UserPrompt" not in name]
+    for p in events:
+        run(probe_home, p)
+    st = state_of(probe_home, S_MAIN)
+    assert st["start_seen"] is False and st["seq"] == 1
+    assert st["turns"][0]["outcome"] == "completed"
+    assert len(queued(probe_home, "search")) == 1
+
+
+def test_subagent_stop_without_start(probe_home):
+    p = {"session_id": "s-x", "hook_event_name": "SubagentStop", "agent_id": "agent-lost",
+         "agent_type": "Explore", "prompt_id": "p1", "last_assistant_message": "done"}
+    run(probe_home, p)
+    st = state_of(probe_home, "s-x")
+    assert st["agents"]["agent-lost"]["status"] == "ended"
+
+
+def test_stop_before_transcript_flushed(probe_home, tmp_path):
+    """Stop arrives while the transcript still lacks the final message: bounded wait, then go on."""
+    events = dict((name.split("-")[-1][:-5], p) for name, p in replay.scenario_events("basic"))
+    t = tmp_path / "late.jsonl"
+    t.write_text("")
+    for name in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"):
+        run(probe_home, {**events[name], "transcript_path": str(t)})
+    (te,) = queued(probe_home, "turn_end")
+    assert te["final_message"] == "The search found what we needed. Done."
+    (rec,) = queued(probe_home, "search")
+    assert rec["history"] == "" and rec["host_meta"]["history_source"] == "none"

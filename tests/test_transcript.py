@@ -1,0 +1,93 @@
+"""Transcript tail reading: right text, right turn, and a bounded cost whatever the file size."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from jevlin_hooks import replay, transcript
+
+T = os.path.join(replay.data_dir(), "transcripts")
+
+
+def line(obj) -> str:
+    return json.dumps(obj, separators=(",", ":")) + "\n"
+
+
+def assistant(mid: str, blocks: list, model: str = "m1", usage=None) -> str:
+    return line({"type": "assistant", "message": {"id": mid, "role": "assistant", "model": model, "content": blocks,
+                                                  "usage": usage or {"input_tokens": 10, "output_tokens": 5}}})
+
+
+def user(pid: str, content) -> str:
+    return line({"type": "user", "promptId": pid, "message": {"role": "user", "content": content}})
+
+
+def test_history_from_real_transcripts():
+    assert transcript.history(os.path.join(T, "subagent-session.jsonl"), "toolu_fake0001") == "Delegating."
+    assert transcript.history(os.path.join(T, "subagent-agent-a5394befcf3c9d979.jsonl"), "toolu_fake0003") == ""
+    assert transcript.history(os.path.join(T, "subagent-session.jsonl"), "toolu_missing") is None
+
+
+def test_history_is_this_turns_text_before_the_call(tmp_path):
+    p = tmp_path / "t.jsonl"
+    p.write_text(
+        user("p1", "first prompt") + assistant("m1", [{"type": "text", "text": "old turn text"}])
+        + user("p2", "second prompt")
+        + assistant("m2", [{"type": "text", "text": "Thinking about it."}])
+        + assistant("m2", [{"type": "tool_use", "id": "call_a", "name": "Bash", "input": {}}])
+        + user("p2", [{"type": "tool_result", "tool_use_id": "call_a", "content": "SECRET OUTPUT"}])
+        + assistant("m3", [{"type": "text", "text": "Now the second search."},
+                           {"type": "tool_use", "id": "call_b", "name": "Bash", "input": {}}])
+        + '{"type":"assistant","partial li'  # a line still being written
+    )
+    assert transcript.history(str(p), "call_a") == "Thinking about it."
+    assert transcript.history(str(p), "call_b") == "Thinking about it.\n\nNow the second search."
+
+
+def test_history_is_capped_at_32_kib(tmp_path):
+    p = tmp_path / "t.jsonl"
+    big = "x" * 20000
+    p.write_text(user("p", "go") + "".join(assistant(f"m{i}", [{"type": "text", "text": f"{i}{big}"}]) for i in range(5))
+                 + assistant("mz", [{"type": "tool_use", "id": "c", "name": "Bash", "input": {}}]))
+    h = transcript.history(str(p), "c")
+    assert len(h.encode()) == transcript.HISTORY_LIMIT and h.endswith("x")
+
+
+def test_turn_summary_counts_each_message_once():
+    s = transcript.turn_summary(os.path.join(T, "compact-session.jsonl"), "f292f0cf-23ce-4ffc-b275-b05cc925aa3c")
+    assert s["tokens"] == {"input": 200, "output": 40, "cache_read": 0, "cache_creation": 0}
+    assert s["messages"] == 2 and s["last_text"] == "The search found what we needed. Done."
+    s = transcript.turn_summary(os.path.join(T, "subagent-session.jsonl"), "118a8892-2d43-46d1-9919-967177afc4b3")
+    assert s["messages"] == 1 and s["tokens"]["input"] == 100
+
+
+def test_huge_transcript_costs_the_same(tmp_path, monkeypatch):
+    """200 MB before the turn (sparse, so the test is cheap): only the tail is read."""
+    p = tmp_path / "huge.jsonl"
+    with open(p, "wb") as f:
+        f.truncate(200 << 20)
+        f.seek(0, 2)
+        f.write(b"\n" + (user("p", "go") + assistant("m", [{"type": "text", "text": "tail text"},
+                                                          {"type": "tool_use", "id": "c1", "name": "Bash", "input": {}}])).encode())
+    read = []
+    real = os.pread
+    monkeypatch.setattr(os, "pread", lambda fd, n, off: read.append(n) or real(fd, n, off))
+    assert transcript.history(str(p), "c1") == "tail text"
+    assert sum(read) <= transcript.BLOCK
+    read.clear()
+    assert transcript.history(str(p), "not-there") is None
+    assert sum(read) <= transcript.MAX_SCAN
+    read.clear()
+    transcript.turn_summary(str(p), "p")
+    assert sum(read) <= transcript.BLOCK
+
+
+@pytest.mark.parametrize("content", [b"", b"\n\n\n", b"\xff\xfe garbage\n{]\n", b'{"type":"assistant"}\n'])
+def test_garbage_transcripts(tmp_path, content):
+    p = tmp_path / "g.jsonl"
+    p.write_bytes(content)
+    assert transcript.history(str(p), "c") is None
+    assert transcript.turn_summary(str(p), "p")["found"] is False
