@@ -1,0 +1,237 @@
+"""Scrubbing secrets and PII out of free text, in linear time.
+
+Every rule (rules.py) is compiled with RE2 (google-re2): matching time is linear in the input
+whatever the input, so hostile text (long runs of near-matches, nested-quantifier bait, one huge
+line, binary junk) cannot make scrubbing slow. A keyword prefilter on the lower-cased text skips
+the rules that cannot match. Overlapping findings merge; each redacted span becomes
+``[REDACTED:<rule>]`` and nothing of the secret (no prefix, no length hint) survives.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import re2
+
+from jevlin_hooks.privacy.rules import RULES, Rule
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    start: int
+    end: int
+
+
+_OPTIONS = re2.Options()
+_OPTIONS.max_mem = 64 << 20
+_COMPILED: list[tuple[Rule, Any]] | None = None
+
+
+def compiled() -> list[tuple[Rule, Any]]:
+    global _COMPILED
+    if _COMPILED is None:
+        _COMPILED = [(r, re2.compile(r.pattern, _OPTIONS)) for r in RULES]
+    return _COMPILED
+
+
+# --- value checks ----------------------------------------------------------------------------
+
+_STOPWORDS = frozenset("""
+true false null none nil undefined yes no on off required optional string str int bool boolean
+password passwd secret token key apikey api_key value example sample test dummy placeholder
+changeme redacted hidden masked empty default your_token your_api_key your_password xxx todo tbd new
+env environ getenv config settings self this props args kwargs params options request response
+""".split())
+_IDENT_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$")
+_SNAKE = re.compile(r"^(?:[a-z]+(?:_[a-z]+)+|[A-Z]+(?:_[A-Z]+)+)$")
+_WORDY = re.compile(r"^(?:[A-Za-z]{1,14}|\d{1,6})(?:[_\-.](?:[A-Za-z]{1,14}|\d{1,6}))+$")
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_HEX_DIGEST = re.compile(r"^(?:[0-9a-f]{7,12}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{96}|[0-9a-f]{128}|[0-9A-F]{40}|[0-9A-F]{64})$")
+_INTEGRITY = re.compile(r"^(?:sha(?:1|256|384|512)[-:][A-Za-z0-9+/=]{20,}|[a-z0-9.\-/]+@sha256:[0-9a-f]{64})$")
+_VERSIONISH = re.compile(r"^v?\d+(?:[._\-]\d+)+(?:[._\-+][A-Za-z0-9.\-]+)?$")
+
+
+def _placeholder(value: str) -> bool:
+    v = value.strip().strip("\"'`")
+    if len(v) < 3:
+        return True
+    low = v.lower()
+    if " " in v and value.lstrip().startswith("`"):
+        return True  # `command substitution`
+    if low in _STOPWORDS or low.startswith(("=", "$", "%", "{{", "<", "#{", "[redacted", "@", "env:", "env.", "process.env",
+                                           "os.environ", "secrets.", "vault:", "ref:", "op://", "file:")):
+        return True
+    if len(set(low) - set("*x.-_ ")) == 0 or len(set(low)) == 1:
+        return True
+    if _IDENT_PATH.match(v) or _SNAKE.match(v):
+        return True  # config.token, self.api_key, called_with, ACCESS_TOKEN: code, not a value
+    return v.startswith("//") or "::" in v
+
+
+def _entropy(s: str) -> float:
+    n = len(s)
+    counts: dict[str, int] = {}
+    for c in s:
+        counts[c] = counts.get(c, 0) + 1
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def _random_looking(value: str) -> bool:
+    v = value.strip().strip("\"'`")
+    if len(v) < 12 or _placeholder(v):
+        return False
+    if _UUID.match(v) or _HEX_DIGEST.match(v) or _INTEGRITY.match(v) or _VERSIONISH.match(v):
+        return False
+    if "/" in v and v.count("/") >= 2 and not v.endswith("="):
+        return False  # a path or URL
+    if " " in v or _WORDY.match(v):
+        return False  # words joined by separators: an identifier, a file or host name
+    if v.count(".") >= 2 and not any(c in v for c in "+/=_"):
+        return False  # a host name or dotted identifier
+    has_digit = any(c.isdigit() for c in v)
+    has_alpha = any(c.isalpha() for c in v)
+    if not (has_digit and has_alpha) and not (len(v) >= 30 and any(c.isupper() for c in v) and any(c.islower() for c in v)):
+        return False
+    return _entropy(v) >= 3.3
+
+
+def looks_fake(value: str) -> bool:
+    """Documentation placeholders: ghp_xxxxxxxx, AKIA...EXAMPLE, <your token>, ${TOKEN}, ****."""
+    run = 1
+    for a, b in zip(value, value[1:]):
+        run = run + 1 if a == b else 1
+        if run >= 8 and a in "xX*.#":
+            return True
+    return "EXAMPLE" in value or "<" in value or "${" in value or value.startswith("$")
+
+
+# Names that contain a credential word but hold something else: an id, a URL, a file, a size.
+_NOT_SECRET_KEY_SUFFIXES = (
+    "id", "ids", "url", "uri", "file", "path", "name", "type", "size", "length", "len", "format",
+    "version", "mode", "dir", "count", "endpoint", "header", "prefix", "suffix", "field", "ref",
+    "policy", "store", "env", "var", "arn", "location", "expiry", "expires", "ttl", "timeout",
+    "enabled", "required", "label", "hint", "description", "pattern", "regex", "schema", "id_",
+    "hash", "checksum", "digest", "integrity", "word",
+)
+_NOT_SECRET_KEYS = (
+    "primarykey", "foreignkey", "sortkey", "partitionkey", "schemakey", "bucketkey", "objectkey",
+    "cachekey", "mapkey", "hashkey", "publickey", "pubkey", "rowkey", "uniquekey", "idempotencykey",
+    "routingkey", "lookupkey", "indexkey", "hotkey", "shortcutkey", "keyboardkey", "registrykey",
+    "s3key", "tokenizer", "tokens", "keys", "passwordless", "secrets", "keyword", "keywords",
+)
+
+
+def _key_ok(key: str) -> bool:
+    low = key.lower().strip("\"'`")
+    flat = low.replace("_", "").replace("-", "").replace(".", "")
+    if any(flat.endswith(k) for k in _NOT_SECRET_KEYS):
+        return False
+    tail = low.replace("-", "_").replace(".", "_")
+    return not any(tail.endswith("_" + s) or (tail.endswith(s) and tail[: -len(s)].endswith(("token", "key", "secret", "password", "credentials", "credential")))
+                   for s in _NOT_SECRET_KEY_SUFFIXES)
+
+
+def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = None) -> bool:
+    if rule.category == "secret" and looks_fake(value):
+        return False
+    kind = rule.check
+    if not kind:
+        return True
+    if kind == "value":
+        if end < len(text) and text[end] == "(":
+            return False  # get_token(): a call, not a value
+        if m is not None and rule.name == "credential-assignment" and not _key_ok(m.group(1) or ""):
+            return False
+        return not _placeholder(value)
+    if kind == "entropy":
+        return _random_looking(value) and (m is None or _key_ok(m.group(1) or ""))
+    if kind == "entropy32":
+        return (len(value) >= 32 and _random_looking(value) and _entropy(value) >= 3.6
+                and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+                and (m is None or _key_ok(m.group(1) or "")))
+    if kind == "userpass":
+        user, _, password = value.replace('"', "").partition(":")
+        if not password:  # an API key given as the user name (curl -u "KEY:")
+            return len(user) >= 8 and not _placeholder(user) and _entropy(user) >= 3.0
+        return not _placeholder(password) and password.lower() not in ("token", "pass", user.lower())
+    if kind == "k8s":
+        low = text.lower()
+        if not ("kind: secret" in low or "kind: 'secret'" in low or 'kind: "secret"' in low or "kind:secret" in low):
+            return False
+        return any(c.isdigit() for c in value) or value.endswith("=") or "+" in value
+    if kind == "home":
+        return not value.startswith(("$", "{", "<", "%", "*")) and value.lower() not in ("shared", "public", "default", "all users")
+    if kind == "ip":
+        before = text[start - 1] if start > 0 else " "
+        after = text[end:end + 2]
+        if before.isalnum() or before in "._-" or (after[:1] == "." and after[1:2].isdigit()):
+            return False  # part of a version string or longer dotted number
+        return not value.startswith(("127.", "0.0.0.0", "255.255.255.", "0."))
+    if kind == "ip6":
+        return value != "::1" and (value.count(":") >= 3 or any(c.isdigit() for c in value))
+    return True
+
+
+def _span(rule: Rule, m: Any) -> tuple[int, int] | None:
+    groups = rule.group if isinstance(rule.group, tuple) else (rule.group,)
+    for g in groups:
+        s, e = m.span(g)
+        if s >= 0 and e > s:
+            return s, e
+    return None
+
+
+def find(text: str, disabled: Iterable[str] = ()) -> list[Finding]:
+    """Every finding, before merging."""
+    off = set(disabled)
+    lower = text.lower()
+    out: list[Finding] = []
+    for rule, rx in compiled():
+        if rule.name in off:
+            continue
+        if rule.keywords and not any(k in lower for k in rule.keywords):
+            continue
+        for m in rx.finditer(text):
+            span = _span(rule, m)
+            if span is None:
+                continue
+            s, e = span
+            if _check(rule, text[s:e], text, s, e, m):
+                out.append(Finding(rule.name, s, e))
+    return out
+
+
+def merge(findings: list[Finding]) -> list[Finding]:
+    """Overlapping or touching findings become one, named for its longest part."""
+    merged: list[tuple[int, int, str, int]] = []
+    for f in sorted(findings, key=lambda f: (f.start, -f.end)):
+        if merged and f.start <= merged[-1][1]:
+            s, e, name, longest = merged[-1]
+            if f.end - f.start > longest:
+                name, longest = f.rule, f.end - f.start
+            merged[-1] = (s, max(e, f.end), name, longest)
+        else:
+            merged.append((f.start, f.end, f.rule, f.end - f.start))
+    return [Finding(name, s, e) for s, e, name, _ in merged]
+
+
+def scrub(text: str, disabled: Iterable[str] = ()) -> tuple[str, list[Finding]]:
+    """``(clean_text, findings)``; findings hold rule names and positions, never the secret."""
+    if not text:
+        return text, []
+    findings = merge(find(text, disabled))
+    if not findings:
+        return text, []
+    parts = []
+    pos = 0
+    for f in findings:
+        parts.append(text[pos:f.start])
+        parts.append(f"[REDACTED:{f.rule}]")
+        pos = f.end
+    parts.append(text[pos:])
+    return "".join(parts), findings
