@@ -63,7 +63,7 @@ def _placeholder(value: str) -> bool:
     low = v.lower()
     if " " in v and value.lstrip().startswith("`"):
         return True  # `command substitution`
-    if low in _STOPWORDS or low.startswith(("=", "$", "%", "{{", "<", "#{", "[redacted", "@", "env:", "env.", "process.env",
+    if low in _STOPWORDS or low.startswith(("=", "$", "[", "{", "...", "(", "%", "{{", "<", "#{", "[redacted", "@", "env:", "env.", "process.env",
                                            "os.environ", "secrets.", "vault:", "ref:", "op://", "file:")):
         return True
     if len(set(low) - set("*x.-_ ")) == 0 or len(set(low)) == 1:
@@ -81,8 +81,18 @@ def _entropy(s: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in counts.values())
 
 
+def _ascending_run(s: str) -> int:
+    best = run = 1
+    for a, b in zip(s, s[1:]):
+        run = run + 1 if ord(b) == ord(a) + 1 else 1
+        best = max(best, run)
+    return best
+
+
 def _random_looking(value: str) -> bool:
     v = value.strip().strip("\"'`")
+    if _ascending_run(v) >= 8:
+        return False  # ABCDEFGH..., 0123456789: an alphabet, not a key
     if len(v) < 12 or _placeholder(v):
         return False
     if _UUID.match(v) or _HEX_DIGEST.match(v) or _INTEGRITY.match(v) or _VERSIONISH.match(v):
@@ -145,7 +155,8 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
     if kind == "value":
         if end < len(text) and text[end] == "(":
             return False  # get_token(): a call, not a value
-        if m is not None and rule.name == "credential-assignment" and not _key_ok(m.group(1) or ""):
+        if m is not None and rule.name in ("credential-assignment", "credential-xml") and m.group(1) \
+                and not _key_ok(m.group(1)):
             return False
         return not _placeholder(value)
     if kind == "entropy":
@@ -154,6 +165,15 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         return (len(value) >= 32 and _random_looking(value) and _entropy(value) >= 3.6
                 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
                 and (m is None or _key_ok(m.group(1) or "")))
+    if kind == "authz":
+        parts = value.split(None, 1)
+        cred = parts[1] if len(parts) == 2 else parts[0]
+        return not _placeholder(cred) and not cred.startswith(("$", "{", "..."))
+    if kind == "digits8":
+        return sum(c.isdigit() for c in value) >= 8
+    if kind == "random":
+        body = value.split("_", 1)[-1] if "_" in value[:8] else value
+        return any(c.isdigit() for c in body) or len(body) >= 40
     if kind == "userpass":
         user, _, password = value.replace('"', "").partition(":")
         if not password:  # an API key given as the user name (curl -u "KEY:")
