@@ -87,7 +87,7 @@ def main() -> None:
           f"{res['fp_family_rows']} ({res['fp_family_rate']:.1%}) where the rule that catches that row's own "
           f"gitleaks rule fired")
     if args.misses:
-        for s, (rule, text) in sorted(res["misses"].items(), key=lambda x: x[1][0]):
+        for _s, (rule, text) in sorted(res["misses"].items(), key=lambda x: x[1][0]):
             print(f"MISS {rule}: {text[:160]!r}")
     if args.fps:
         for rule, text in res["fp_examples"]:

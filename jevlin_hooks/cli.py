@@ -39,6 +39,15 @@ def _main(args: list[str]) -> int:
         p.add_argument("--project", nargs="?", const=".", default=None,
                        help="the project's .claude/settings.json instead of ~/.claude/settings.json")
         p.add_argument("--dry-run", action="store_true", help="show the change, write nothing")
+    sc = sub.add_parser("scrub", help="scrub stdin to stdout with the privacy rules")
+    sc.add_argument("--list-rules", action="store_true", help="list every rule and what it removes")
+    sc.add_argument("--markdown", action="store_true", help="with --list-rules: docs/privacy.md")
+    sc.add_argument("--explain", action="store_true", help="print the findings (rule, position), never the secret")
+    key = sub.add_parser("key", help="the local hashing key")
+    key.add_argument("action", choices=["rotate", "show-path"])
+    key.add_argument("--yes", action="store_true", help="rotate without asking")
+    pv = sub.add_parser("preview", help="what would leave the machine for the queued records, sending nothing")
+    pv.add_argument("--limit", type=int, default=20)
     hook = sub.add_parser("hook", help="run a hook by hand (reads the event JSON on stdin)")
     hook.add_argument("harness", choices=["claude-code"])
     ns = parser.parse_args(args)
@@ -57,10 +66,103 @@ def _main(args: list[str]) -> int:
         return demo.main(keep=ns.keep)
     if ns.cmd in ("install", "uninstall"):
         return _install(ns)
+    if ns.cmd == "scrub":
+        return _scrub(ns)
+    if ns.cmd == "key":
+        return _key(ns)
+    if ns.cmd == "preview":
+        return _preview(ns)
     if ns.cmd == "hook":
         from jevlin_hooks.hook import main as hook_main
 
         hook_main(ns.harness)
+    return 0
+
+
+def _scrub(ns: object) -> int:
+    from jevlin_hooks import config, paths
+    from jevlin_hooks.privacy import scrub
+    from jevlin_hooks.privacy.rules import RULES
+
+    if ns.list_rules:
+        if ns.markdown:
+            from jevlin_hooks.privacy import docs
+
+            sys.stdout.write(docs.markdown())
+        else:
+            for r in RULES:
+                print(f"{r.name:28} {r.category:6} {r.description}")
+        return 0
+    try:
+        disabled = tuple(config.load(paths.home())["privacy"]["disabled_rules"])
+    except (config.ConfigError, OSError):
+        disabled = ()
+    data = sys.stdin.buffer.read().decode("utf-8", "replace")
+    clean, findings = scrub.scrub(data, disabled)
+    if ns.explain:
+        for f in findings:
+            line = data.count("\n", 0, f.start) + 1
+            print(f"{f.rule}\tline {line}\tchars {f.start}-{f.end} ({f.end - f.start} chars)")
+        print(f"{len(findings)} finding(s)", file=sys.stderr)
+    else:
+        sys.stdout.write(clean)
+    return 0
+
+
+def _key(ns: object) -> int:
+    from jevlin_hooks import paths
+    from jevlin_hooks.privacy import ids
+
+    home = paths.home()
+    if ns.action == "show-path":
+        print(os.path.join(home, "state", ids.KEY_NAME))
+        return 0
+    if not ns.yes:
+        if not sys.stdin.isatty():
+            return _fail("rotating the key splits every thread in two; pass --yes to do it")
+        answer = input("A new key means threads hashed before no longer join threads hashed after. Rotate? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            print("key unchanged")
+            return 1
+    try:
+        ids.rotate_key(home)
+    except OSError as exc:
+        return _fail(f"cannot write the key: {exc.strerror or exc}")
+    print("new key written; ids hashed from now on will not match earlier ones")
+    return 0
+
+
+def _preview(ns: object) -> int:
+    import json
+
+    from jevlin_hooks import config, paths, spool
+    from jevlin_hooks.privacy import ids, record
+
+    home = paths.home()
+    try:
+        cfg = config.load(home, use_cache=False)
+    except config.ConfigError as exc:
+        return _fail(f"config.toml: {exc}")
+    try:
+        key = ids.load_key(home, create=True)
+    except ids.KeyError_ as exc:
+        return _fail(str(exc))
+    if key is None:
+        return _fail(f"no key and cannot create one in {home}")
+    records = spool.read_all(home, "new") + spool.read_all(home, "cur")
+    if not config.trace_on(cfg):
+        print("trace is off: nothing would be sent", file=sys.stderr)
+        return 0
+    shown = 0
+    for rec in records[: max(0, ns.limit)]:
+        try:
+            safe = record.make_safe(rec, key, tuple(cfg["privacy"]["disabled_rules"]))
+        except record.InvalidRecord as exc:
+            print(json.dumps({"invalid": str(exc)}))
+            continue
+        print(json.dumps(safe, sort_keys=True))
+        shown += 1
+    print(f"{shown} of {len(records)} queued record(s) shown; nothing was sent", file=sys.stderr)
     return 0
 
 

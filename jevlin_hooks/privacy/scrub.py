@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import ahocorasick_rs
 import re2
 
 from jevlin_hooks.privacy.rules import RULES, Rule
@@ -29,14 +30,26 @@ class Finding:
 
 _OPTIONS = re2.Options()
 _OPTIONS.max_mem = 64 << 20
-_COMPILED: list[tuple[Rule, Any]] | None = None
+_COMPILED: list[tuple[Rule, Any, Any]] | None = None
+_GATE: Any = None
 
 
-def compiled() -> list[tuple[Rule, Any]]:
-    global _COMPILED
+def compiled() -> list[tuple[Rule, Any, Any]]:
+    """Each rule compiled twice (for str, and for ASCII bytes, which skips the char-offset
+    conversion that costs as much as the matching), and the keyword automaton."""
+    global _COMPILED, _GATE
     if _COMPILED is None:
-        _COMPILED = [(r, re2.compile(r.pattern, _OPTIONS)) for r in RULES]
+        words = sorted({k for r in RULES for k in r.keywords if len(k) > 1}, key=len, reverse=True)
+        _GATE = ahocorasick_rs.AhoCorasick(words, matchkind=ahocorasick_rs.MATCHKIND_STANDARD)
+        _COMPILED = [(r, re2.compile(r.pattern, _OPTIONS), re2.compile(r.pattern.encode(), _OPTIONS)) for r in RULES]
     return _COMPILED
+
+
+def _gated(rule: Rule, present: frozenset[str] | set[str]) -> bool:
+    """Whether the keyword prefilter lets ``rule`` run. A one-character keyword gates nothing."""
+    if not rule.keywords or any(len(k) == 1 for k in rule.keywords):
+        return True
+    return not present.isdisjoint(rule.keywords)
 
 
 # --- value checks ----------------------------------------------------------------------------
@@ -56,8 +69,13 @@ _INTEGRITY = re.compile(r"^(?:sha(?:1|256|384|512)[-:][A-Za-z0-9+/=]{20,}|[a-z0-
 _VERSIONISH = re.compile(r"^v?\d+(?:[._\-]\d+)+(?:[._\-+][A-Za-z0-9.\-]+)?$")
 
 
+# Checks look at most this much of a value: a 1 MB blob assigned to `token` is redacted whole
+# without walking all of it in Python.
+CHECK_LIMIT = 4096
+
+
 def _placeholder(value: str) -> bool:
-    v = value.strip().strip("\"'`")
+    v = value[:CHECK_LIMIT].strip().strip("\"'`")
     if len(v) < 3:
         return True
     low = v.lower()
@@ -83,16 +101,14 @@ def _entropy(s: str) -> float:
 
 def _ascending_run(s: str) -> int:
     best = run = 1
-    for a, b in zip(s, s[1:]):
+    for a, b in zip(s, s[1:], strict=False):
         run = run + 1 if ord(b) == ord(a) + 1 else 1
         best = max(best, run)
     return best
 
 
 def _random_looking(value: str) -> bool:
-    v = value.strip().strip("\"'`")
-    if _ascending_run(v) >= 8:
-        return False  # ABCDEFGH..., 0123456789: an alphabet, not a key
+    v = value[:CHECK_LIMIT].strip().strip("\"'`")
     if len(v) < 12 or _placeholder(v):
         return False
     if _UUID.match(v) or _HEX_DIGEST.match(v) or _INTEGRITY.match(v) or _VERSIONISH.match(v):
@@ -107,17 +123,20 @@ def _random_looking(value: str) -> bool:
     has_alpha = any(c.isalpha() for c in v)
     if not (has_digit and has_alpha) and not (len(v) >= 30 and any(c.isupper() for c in v) and any(c.islower() for c in v)):
         return False
-    return _entropy(v) >= 3.3
+    # ABCDEFGH..., 0123456789: an alphabet, not a key
+    return _entropy(v) >= 3.3 and _ascending_run(v) < 8
+
+
+_FAKE = re.compile(r"[xX*.#]{8}|EXAMPLE|<|\$\{|^\$")
 
 
 def looks_fake(value: str) -> bool:
     """Documentation placeholders: ghp_xxxxxxxx, AKIA...EXAMPLE, <your token>, ${TOKEN}, ****."""
-    run = 1
-    for a, b in zip(value, value[1:]):
-        run = run + 1 if a == b else 1
-        if run >= 8 and a in "xX*.#":
-            return True
-    return "EXAMPLE" in value or "<" in value or "${" in value or value.startswith("$")
+    m = _FAKE.search(value[:CHECK_LIMIT])
+    if m is None:
+        return False
+    hit = m.group()
+    return len(hit) < 8 or len(set(hit)) == 1  # a run of one placeholder character, or a marker
 
 
 # Names that contain a credential word but hold something else: an id, a URL, a file, a size.
@@ -147,8 +166,6 @@ def _key_ok(key: str) -> bool:
 
 
 def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = None) -> bool:
-    if rule.category == "secret" and looks_fake(value):
-        return False
     kind = rule.check
     if not kind:
         return True
@@ -191,39 +208,58 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         after = text[end:end + 2]
         if before.isalnum() or before in "._-" or (after[:1] == "." and after[1:2].isdigit()):
             return False  # part of a version string or longer dotted number
+        if text[max(0, start - 9):start].lower().rstrip().endswith(("version", "release", "ver", "v")):
+            return False
         return not value.startswith(("127.", "0.0.0.0", "255.255.255.", "0."))
     if kind == "ip6":
         return value != "::1" and (value.count(":") >= 3 or any(c.isdigit() for c in value))
     return True
 
 
-def _span(rule: Rule, m: Any) -> tuple[int, int] | None:
-    groups = rule.group if isinstance(rule.group, tuple) else (rule.group,)
-    for g in groups:
-        s, e = m.span(g)
-        if s >= 0 and e > s:
-            return s, e
-    return None
-
-
 def find(text: str, disabled: Iterable[str] = ()) -> list[Finding]:
     """Every finding, before merging."""
     off = set(disabled)
+    rules = compiled()
+    ascii_ = text.isascii()
+    subject: str | bytes = text.encode("ascii") if ascii_ else text
     lower = text.lower()
+    # Aho-Corasick, overlapping: every keyword occurrence in one linear pass ("sk_test_" holds
+    # both "sk" and "k_test_", which a non-overlapping regex scan would not both report).
+    present = set(_GATE.find_matches_as_strings(lower, overlapping=True))
     out: list[Finding] = []
-    for rule, rx in compiled():
-        if rule.name in off:
+    for rule, rx_str, rx_bytes in rules:
+        if rule.name in off or not _gated(rule, present):
             continue
-        if rule.keywords and not any(k in lower for k in rule.keywords):
-            continue
-        for m in rx.finditer(text):
-            span = _span(rule, m)
-            if span is None:
+        groups = rule.group if isinstance(rule.group, tuple) else (rule.group,)
+        secret = rule.category == "secret"
+        needs_match = rule.check in ("value", "entropy", "entropy32")
+        for m in (rx_bytes if ascii_ else rx_str).finditer(subject):
+            for g in groups:
+                s, e = m.span(g)
+                if e > s:
+                    break
+            else:
                 continue
-            s, e = span
-            if _check(rule, text[s:e], text, s, e, m):
-                out.append(Finding(rule.name, s, e))
+            value = text[s:e]
+            if secret and looks_fake(value):
+                continue
+            if rule.check and not _check(rule, value, text, s, e, _Groups(m, ascii_) if needs_match else None):
+                continue
+            out.append(Finding(rule.name, s, e))
     return out
+
+
+class _Groups:
+    """A match's groups as str, whichever subject (str or bytes) it ran on."""
+
+    __slots__ = ("m", "b")
+
+    def __init__(self, m: Any, is_bytes: bool) -> None:
+        self.m, self.b = m, is_bytes
+
+    def group(self, i: int) -> str | None:
+        g = self.m.group(i)
+        return g.decode("ascii") if self.b and g is not None else g
 
 
 def merge(findings: list[Finding]) -> list[Finding]:

@@ -1,0 +1,115 @@
+"""Make a queued record safe to send: validate, keep allow-listed fields, hash ids, scrub text.
+
+This is the one place a raw record becomes what leaves the machine; the daemon and
+`jevlin-hooks preview` both call :func:`make_safe`, so a preview shows exactly what a sink gets.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jevlin_hooks.privacy import ids, scrub
+
+# What may leave, per kind (DESIGN.md "Records"), plus the schema version `v`.
+ALLOWED: dict[str, tuple[str, ...]] = {
+    "search": ("v", "record_id", "kind", "ts", "harness", "session_id", "turn_id", "call_id",
+               "parent_session_id", "window", "seq", "history", "host_meta", "query", "tool",
+               "status", "duration_ms"),
+    "turn_end": ("v", "record_id", "kind", "ts", "harness", "session_id", "turn_id",
+                 "parent_session_id", "window", "prompt", "final_message", "tools", "duration_ms",
+                 "outcome", "model", "tokens", "search_count"),
+}
+ID_FIELDS = ("session_id", "turn_id", "call_id", "parent_session_id")
+TEXT_FIELDS = ("history", "query", "prompt", "final_message")
+HOST_META_KEYS = ("platform", "model", "agent_type", "history_source", "harness_version")
+TOKEN_KEYS = ("input", "output", "cache_read", "cache_creation")
+# Free text is cut to this many characters before scrubbing (history is 32 KiB already), which
+# also bounds the scrubbing time of any one record.
+TEXT_LIMIT = 64 * 1024
+NAME_LIMIT = 200
+
+
+class InvalidRecord(ValueError):
+    """A record that can never be sent as it is: it goes to quarantine with this reason."""
+
+
+def _int(rec: dict[str, Any], key: str, required: bool = False) -> None:
+    v = rec.get(key)
+    if v is None and not required:
+        return
+    if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+        raise InvalidRecord(f"{key} must be a non-negative integer")
+
+
+def validate(rec: Any) -> None:
+    if not isinstance(rec, dict):
+        raise InvalidRecord("not a JSON object")
+    kind = rec.get("kind")
+    if kind not in ALLOWED:
+        raise InvalidRecord(f"unknown kind {kind!r}")
+    rid = rec.get("record_id")
+    if not isinstance(rid, str) or not (8 <= len(rid) <= 64) or not all(c in "0123456789abcdef" for c in rid):
+        raise InvalidRecord("record_id must be 8-64 lowercase hex digits")
+    for key in ("session_id", "harness", "ts"):
+        if not isinstance(rec.get(key), str) or not rec[key]:
+            raise InvalidRecord(f"{key} missing")
+    for key in ID_FIELDS + TEXT_FIELDS + ("tool", "status", "outcome", "model"):
+        if rec.get(key) is not None and not isinstance(rec[key], str):
+            raise InvalidRecord(f"{key} must be a string")
+    _int(rec, "window", required=True)
+    _int(rec, "duration_ms")
+    if kind == "search":
+        _int(rec, "seq", required=True)
+        if not isinstance(rec.get("call_id"), str):
+            raise InvalidRecord("call_id missing")
+    else:
+        _int(rec, "search_count")
+
+
+def _text(value: Any, disabled: tuple[str, ...]) -> tuple[str, int]:
+    if not isinstance(value, str) or not value:
+        return "" if value is None else str(value), 0
+    if len(value) > TEXT_LIMIT:
+        value = value[:TEXT_LIMIT]
+    clean, findings = scrub.scrub(value, disabled)
+    return clean, len(findings)
+
+
+def make_safe(rec: Any, key: bytes, disabled_rules: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The record as it may leave the machine. Raises InvalidRecord."""
+    validate(rec)
+    out: dict[str, Any] = {}
+    redactions = 0
+    for field in ALLOWED[rec["kind"]]:
+        if field not in rec:
+            continue
+        value = rec[field]
+        if field in ID_FIELDS:
+            out[field] = ids.hash_id(value, key)
+        elif field in TEXT_FIELDS:
+            out[field], n = _text(value, disabled_rules)
+            redactions += n
+        elif field == "host_meta":
+            meta = {}
+            if isinstance(value, dict):
+                for k in HOST_META_KEYS:
+                    v = value.get(k)
+                    if isinstance(v, str):
+                        meta[k], n = _text(v[:NAME_LIMIT], disabled_rules)
+                        redactions += n
+                    elif isinstance(v, (int, float, bool)):
+                        meta[k] = v
+            out[field] = meta
+        elif field == "tools":
+            names = value if isinstance(value, list) else []
+            out[field] = [_text(n[:NAME_LIMIT], disabled_rules)[0] for n in names if isinstance(n, str)]
+        elif field == "tokens":
+            tok = value if isinstance(value, dict) else {}
+            out[field] = {k: tok[k] for k in TOKEN_KEYS if isinstance(tok.get(k), int) and not isinstance(tok.get(k), bool)}
+        elif field in ("model", "tool", "status", "outcome", "harness"):
+            out[field] = _text(value[:NAME_LIMIT], disabled_rules)[0] if isinstance(value, str) else value
+        else:
+            out[field] = value
+    if rec["kind"] == "search":
+        out.setdefault("host_meta", {})["redactions"] = redactions
+    return out

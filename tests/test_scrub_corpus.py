@@ -1,0 +1,36 @@
+"""Recall and false positives on the labelled gitleaks corpus stay where the README says."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+import scrub_eval  # noqa: E402
+
+MARGIN_RECALL = 0.005
+MARGIN_FP = 0.01
+
+
+def readme_figures() -> dict[str, float]:
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        m = re.search(r"<!-- scrub-figures: (.*?) -->", f.read())
+    assert m, "README.md lost its scrub-figures marker"
+    return {k: float(v) for k, v in (p.split("=") for p in m.group(1).split())}
+
+
+def test_recall_and_false_positives_hold():
+    if not os.path.exists(scrub_eval.CORPUS):
+        if os.environ.get("CI"):
+            raise AssertionError(f"corpus missing at {scrub_eval.CORPUS}")
+        pytest.skip("shared/corpus not beside the repository")
+    fig = readme_figures()
+    res = scrub_eval.evaluate()
+    assert res["recall_distinct"] >= fig["recall_distinct"] - MARGIN_RECALL, res["recall_distinct"]
+    assert res["fp_rate"] <= fig["fp_rate"] + MARGIN_FP, res["fp_rate"]
+    assert res["fp_family_rate"] <= fig["fp_family_rate"] + MARGIN_FP, res["fp_family_rate"]
