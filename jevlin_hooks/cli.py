@@ -48,6 +48,12 @@ def _main(args: list[str]) -> int:
     key.add_argument("--yes", action="store_true", help="rotate without asking")
     pv = sub.add_parser("preview", help="what would leave the machine for the queued records, sending nothing")
     pv.add_argument("--limit", type=int, default=20)
+    dm = sub.add_parser("daemon", help="the daemon that ships queued records")
+    dm.add_argument("action", choices=["run", "start", "stop", "status", "install-service"])
+    dm.add_argument("--once", action="store_true", help="with run: drain the queue once, then exit")
+    sp = sub.add_parser("spool", help="records held back when tracing was turned off")
+    sp.add_argument("action", choices=["release-held", "purge-held"])
+    sp.add_argument("--yes", action="store_true")
     hook = sub.add_parser("hook", help="run a hook by hand (reads the event JSON on stdin)")
     hook.add_argument("harness", choices=["claude-code"])
     ns = parser.parse_args(args)
@@ -72,10 +78,57 @@ def _main(args: list[str]) -> int:
         return _key(ns)
     if ns.cmd == "preview":
         return _preview(ns)
+    if ns.cmd == "daemon":
+        return _daemon(ns)
+    if ns.cmd == "spool":
+        return _spool(ns)
     if ns.cmd == "hook":
         from jevlin_hooks.hook import main as hook_main
 
         hook_main(ns.harness)
+    return 0
+
+
+def _daemon(ns: object) -> int:
+    from jevlin_hooks import paths
+    from jevlin_hooks.daemon import control
+
+    home = paths.home()
+    action = ns.action
+    if action == "run":
+        from jevlin_hooks.daemon import service
+
+        return service.main(["--once"] if ns.once else [])
+    if action == "start":
+        ok, msg = control.start(home)
+    elif action == "stop":
+        ok, msg = control.stop(home)
+    elif action == "install-service":
+        path, enable = control.install_service(home)
+        print(f"wrote {path}\nenable it with: {enable}")
+        return 0
+    else:
+        print("\n".join(control.status_lines(home)))
+        return 0
+    print(msg, file=sys.stdout if ok else sys.stderr)
+    return 0 if ok else 1
+
+
+def _spool(ns: object) -> int:
+    import shutil
+
+    from jevlin_hooks import paths, spool
+
+    home = paths.home()
+    if ns.action == "release-held":
+        print(f"{spool.release_held(home)} held record(s) queued again")
+        return 0
+    if not ns.yes:
+        return _fail("purge-held deletes the records held back when tracing was off; pass --yes")
+    held = os.path.join(home, "spool", "held")
+    n = spool.count(home, "held")
+    shutil.rmtree(held, ignore_errors=True)
+    print(f"{n} held record(s) deleted")
     return 0
 
 

@@ -29,7 +29,8 @@ def defaults() -> dict[str, Any]:
             "shell_commands": ["jevlin search"],
             "tools": ["WebSearch", "web_search", "mcp__jevlin__*"],
         },
-        "daemon": {"autostart": True},
+        "daemon": {"autostart": True, "batch_size": 500, "batch_bytes": 1048576, "backoff_max_s": 300.0,
+                   "rescan_s": 5.0},
         "spool": {"max_mb": 512},
         "privacy": {"disabled_rules": []},
     }
@@ -49,6 +50,10 @@ _TYPES: dict[tuple[str, ...], type | tuple[type, ...]] = {
     ("search", "shell_commands"): list,
     ("search", "tools"): list,
     ("daemon", "autostart"): bool,
+    ("daemon", "batch_size"): int,
+    ("daemon", "batch_bytes"): int,
+    ("daemon", "backoff_max_s"): (int, float),
+    ("daemon", "rescan_s"): (int, float),
     ("spool", "max_mb"): (int, float),
     ("privacy", "disabled_rules"): list,
 }

@@ -9,6 +9,7 @@ imported, and only what the event needs.
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 from jevlin_hooks import fastjson, paths
@@ -175,14 +176,53 @@ def handle(harness: str, payload: Any, home: str) -> list[str]:
         if state.get("cwd") and state["cwd"] != before.get("cwd"):
             lineage.write_index(home, "cwd", lineage.workspace_key(state["cwd"]),
                                 {"lineage": name, "updated": now})
-    if ev["kind"] == "session_start" and cfg.get("daemon", {}).get("autostart"):
+    if ev["kind"] == "session_start" and cfg.get("daemon", {}).get("autostart") \
+            and os.environ.get("JEVLIN_DAEMON_AUTOSTART", "1") not in ("0", "off", "false"):
         _maybe_start_daemon(home)
     return answer
 
 
 def _maybe_start_daemon(home: str) -> None:
-    """Seam for the daemon issue: start it when it is not running (cheap check first)."""
-    return None
+    """Start the daemon when it is not running. Cheap when it runs: one non-blocking flock.
+
+    A double fork and exec (no ``subprocess`` import) so the agent never waits on it, and the
+    daemon runs without ``-I -S``: it needs site-packages (httpx, watchdog, re2).
+    """
+    import fcntl
+
+    sfd = paths.open_dir(home, "state")
+    try:
+        fd = paths.open_lock(sfd, "daemon.lock")
+    finally:
+        os.close(sfd)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return  # held: the daemon runs
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    os.close(fd)
+    pid = os.fork()
+    if pid:
+        os.waitpid(pid, 0)
+        return
+    try:  # first child: new session, fork the daemon, exit
+        os.setsid()
+        if os.fork():
+            os._exit(0)
+        null = os.open(os.devnull, os.O_RDWR)
+        lfd = paths.open_dir(home, "logs")
+        try:
+            out = os.open("daemon.out", os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600, dir_fd=lfd)
+        finally:
+            os.close(lfd)
+        os.dup2(null, 0)
+        os.dup2(out, 1)
+        os.dup2(out, 2)
+        env = dict(os.environ, JEVLIN_HOME=home)
+        os.execve(sys.executable, [sys.executable, "-m", "jevlin_hooks.daemon.service", "run"], env)
+    finally:
+        os._exit(0)
 
 
 def main(harness: str) -> None:

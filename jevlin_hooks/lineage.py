@@ -41,7 +41,12 @@ def update(home: str, harness: str, session_id: str, transition: Transition) -> 
             state = _read(dfd, name + ".json")
             new, records = transition(state)
             if records:
-                spool.enqueue(home, records)
+                try:
+                    spool.enqueue(home, records)
+                except spool.SpoolFull as exc:  # lineage still moves on; the drop is counted
+                    from jevlin_hooks import log
+
+                    log.write(home, "hook.log", f"{harness}: {exc}")
             if new is not None:
                 paths.write_atomic(dfd, name + ".json", fastjson.dumps(new).encode("ascii"))
             return new

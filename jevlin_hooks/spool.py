@@ -19,7 +19,26 @@ if TYPE_CHECKING:
     from typing import Any
 
 SCHEMA_VERSION = 1
-SUBDIRS = ("tmp", "new", "cur", "quarantine")
+SUBDIRS = ("tmp", "new", "cur", "quarantine", "held")
+
+
+class SpoolFull(OSError):
+    """The daemon flagged the spool as over its size cap: new records are not queued."""
+
+
+def _count_dropped(home: str, n: int) -> None:
+    try:
+        sfd = paths.open_dir(home, "state")
+        try:
+            try:
+                prev = int(paths.read_bytes(sfd, "dropped", limit=64).strip() or 0)
+            except (OSError, ValueError):
+                prev = 0
+            paths.write_atomic(sfd, "dropped", f"{prev + n}\n".encode())
+        finally:
+            os.close(sfd)
+    except OSError:
+        pass
 
 
 def new_record_id() -> str:
@@ -35,6 +54,9 @@ def enqueue(home: str, records: list[dict[str, Any]]) -> list[str]:
     """Queue records durably; returns the names written to ``new/``."""
     if not records:
         return []
+    if os.path.exists(os.path.join(home, "state", "spool_full")):
+        _count_dropped(home, len(records))
+        raise SpoolFull(f"spool full ([spool] max_mb): {len(records)} record(s) not queued")
     tfd = paths.open_dir(home, "spool", "tmp")
     nfd = paths.open_dir(home, "spool", "new")
     names = []
@@ -80,3 +102,148 @@ def read_all(home: str, sub: str = "new") -> list[dict[str, Any]]:
     finally:
         os.close(dfd)
     return out
+
+
+# --- the daemon's side -----------------------------------------------------------------------
+
+# The daemon pins the spool's directory fds for a batch instead of walking the path (three
+# O_NOFOLLOW opens) for every record it moves.
+_PINNED: dict[tuple[str, str], int] = {}
+
+
+def pin(home: str) -> None:
+    unpin()
+    for sub in SUBDIRS:
+        _PINNED[(home, sub)] = paths.open_dir(home, "spool", sub)
+
+
+def unpin() -> None:
+    for fd in _PINNED.values():
+        os.close(fd)
+    _PINNED.clear()
+
+
+def _dir(home: str, sub: str, create: bool = True) -> tuple[int, bool]:
+    fd = _PINNED.get((home, sub))
+    if fd is not None:
+        return fd, False
+    return paths.open_dir(home, "spool", sub, create=create), True
+
+
+def _release(fd: int, owned: bool) -> None:
+    if owned:
+        os.close(fd)
+
+
+def oldest(home: str, limit: int, sub: str = "new") -> list[str]:
+    """The ``limit`` oldest record names, without holding the whole listing in memory."""
+    import heapq
+
+    try:
+        with os.scandir(os.path.join(home, "spool", sub)) as it:
+            names = (e.name for e in it if e.name.endswith(".json"))
+            return heapq.nsmallest(limit, names)
+    except OSError:
+        return []
+
+
+def _move(home: str, name: str, src: str, dst: str) -> bool:
+    sfd, sown = _dir(home, src)
+    dfd, down = _dir(home, dst)
+    try:
+        os.rename(name, name, src_dir_fd=sfd, dst_dir_fd=dfd)
+        return True
+    except FileNotFoundError:
+        return False
+    finally:
+        _release(sfd, sown)
+        _release(dfd, down)
+
+
+def claim(home: str, name: str) -> bool:
+    """new/ -> cur/: this process now owns the record. False if it is gone."""
+    return _move(home, name, "new", "cur")
+
+
+def read(home: str, sub: str, name: str) -> bytes:
+    dfd, owned = _dir(home, sub, create=False)
+    try:
+        return paths.read_bytes(dfd, name, limit=16 << 20)
+    finally:
+        _release(dfd, owned)
+
+
+def ack(home: str, names: list[str]) -> None:
+    """A sink acknowledged these: only now do they leave the spool."""
+    if not names:
+        return
+    dfd, owned = _dir(home, "cur")
+    try:
+        for name in names:
+            try:
+                os.unlink(name, dir_fd=dfd)
+            except FileNotFoundError:
+                pass
+        os.fsync(dfd)
+    finally:
+        _release(dfd, owned)
+
+
+def quarantine(home: str, name: str, reason: str, src: str = "cur") -> None:
+    """Refused for good: kept, with the reason beside it, never silently deleted."""
+    qfd = paths.open_dir(home, "spool", "quarantine")
+    try:
+        paths.write_atomic(qfd, name + ".reason", (reason.strip()[:2000] + "\n").encode("utf-8", "replace"))
+    finally:
+        os.close(qfd)
+    _move(home, name, src, "quarantine")
+
+
+def reclaim(home: str) -> int:
+    """After a crash: what a dead daemon held in cur/ goes back to new/."""
+    n = 0
+    for name in oldest(home, 1 << 30, "cur"):
+        n += _move(home, name, "cur", "new")
+    return n
+
+
+def hold_all(home: str) -> int:
+    """Tracing was turned off: everything queued moves to held/ and is never sent by itself."""
+    n = 0
+    for sub in ("cur", "new"):
+        for name in oldest(home, 1 << 30, sub):
+            n += _move(home, name, sub, "held")
+    return n
+
+
+def release_held(home: str) -> int:
+    n = 0
+    for name in oldest(home, 1 << 30, "held"):
+        n += _move(home, name, "held", "new")
+    return n
+
+
+def size_bytes(home: str, subs: tuple[str, ...] = ("new", "cur")) -> int:
+    total = 0
+    for sub in subs:
+        try:
+            with os.scandir(os.path.join(home, "spool", sub)) as it:
+                for e in it:
+                    try:
+                        total += e.stat(follow_symlinks=False).st_size
+                    except OSError:
+                        pass
+        except OSError:
+            pass
+    return total
+
+
+def oldest_age(home: str, sub: str = "new") -> float | None:
+    """Seconds since the oldest waiting record was queued (its name starts with time_ns)."""
+    first = oldest(home, 1, sub)
+    if not first:
+        return None
+    try:
+        return max(0.0, time.time() - int(first[0].split(".", 1)[0]) / 1e9)
+    except ValueError:
+        return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from jevlin_hooks import config, lineage, log, paths, spool
+from jevlin_hooks import config, lineage, log, paths
 
 
 def _age(seconds: float) -> str:
@@ -42,8 +42,9 @@ def lines(home: str) -> list[str]:
             f"window {s.get('window', 0)}  seq {s.get('seq', 0)}  turns {len(s.get('turns', []))}"
             f"{'  (turn open)' if turn else ''}  {s.get('status')}"
         )
-    new, cur, quar = (spool.count(home, d) for d in ("new", "cur", "quarantine"))
-    out.append(f"queue     {new} waiting, {cur} in flight, {quar} quarantined")
+    from jevlin_hooks.daemon import control
+
+    out += control.status_lines(home)
     errors = log.tail(home, "hook.log", 5)
     if errors:
         out.append("hook errors (latest last):")

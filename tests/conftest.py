@@ -16,6 +16,9 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from jevlin_hooks import lineage, replay, spool  # noqa: E402
 
+# No test process may leave a daemon behind: hooks do not autostart one unless a test asks.
+os.environ["JEVLIN_DAEMON_AUTOSTART"] = "0"
+
 # Hooks started by pytest would name pytest (their parent) as the agent process, and every
 # context lookup from a pytest child would then match by ancestry. They name this stand-in.
 FAKE_AGENT = subprocess.Popen(["sleep", "86400"])
@@ -31,10 +34,17 @@ autostart = false
 """
 
 
+NO_AUTOSTART = "[daemon]\nautostart = false\n"
+
+
 @pytest.fixture
 def home(tmp_path: Any) -> str:
+    """A fresh JEVLIN_HOME with default config, except that hooks do not start a daemon (a test
+    that wants one starts it and stops it)."""
     h = str(tmp_path / "jhome")
     os.makedirs(h, mode=0o700)
+    with open(os.path.join(h, "config.toml"), "w") as f:
+        f.write(NO_AUTOSTART)
     return h
 
 

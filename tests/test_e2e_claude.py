@@ -77,9 +77,9 @@ class Env:
         with open(os.path.join(bindir, "jevlin"), "w") as f:
             f.write(f"#!/bin/sh\n# stand-in for the real search client: prints its trace context\nexec {cli} context\n")
         os.chmod(os.path.join(bindir, "jevlin"), 0o755)
-        if turn_end:
-            with open(os.path.join(self.jhome, "config.toml"), "w") as f:
-                f.write("[miner]\nturn_end = true\n[daemon]\nautostart = false\n")
+        with open(os.path.join(self.jhome, "config.toml"), "w") as f:
+            # The daemon would ship (and so remove) the queued records these tests inspect.
+            f.write(f"[miner]\nturn_end = {'true' if turn_end else 'false'}\n[daemon]\nautostart = false\n")
         self.env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "ANTHROPIC"))}
         self.env.update(HOME=self.home, JEVLIN_HOME=self.jhome, PATH=bindir + os.pathsep + os.environ["PATH"],
                         ANTHROPIC_API_KEY="sk-ant-test", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",

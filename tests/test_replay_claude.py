@@ -154,7 +154,7 @@ def test_default_config_does_not_count_the_probe(home, tmp_path):
 
 def test_turn_end_only_when_opted_in(home, tmp_path):
     with open(os.path.join(home, "config.toml"), "w") as f:
-        f.write('[search]\nshell_commands = ["/opt/probe/tool_probe.sh"]\n')
+        f.write('[search]\nshell_commands = ["/opt/probe/tool_probe.sh"]\n[daemon]\nautostart = false\n')
     replay_ok(home, "basic", tmp_path)
     assert [r["kind"] for r in queued(home)] == ["search"]
 

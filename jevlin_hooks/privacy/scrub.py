@@ -32,6 +32,8 @@ _OPTIONS = re2.Options()
 _OPTIONS.max_mem = 64 << 20
 _COMPILED: list[tuple[Rule, Any, Any]] | None = None
 _GATE: Any = None
+_ALWAYS: list[int] = []  # rules that run on every text (no keyword, or a one-character one)
+_BY_KEYWORD: dict[str, list[int]] = {}
 
 
 def compiled() -> list[tuple[Rule, Any, Any]]:
@@ -41,6 +43,12 @@ def compiled() -> list[tuple[Rule, Any, Any]]:
     if _COMPILED is None:
         words = sorted({k for r in RULES for k in r.keywords if len(k) > 1}, key=len, reverse=True)
         _GATE = ahocorasick_rs.AhoCorasick(words, matchkind=ahocorasick_rs.MATCHKIND_STANDARD)
+        for i, r in enumerate(RULES):
+            if _gated(r, set()):
+                _ALWAYS.append(i)
+            else:
+                for k in r.keywords:
+                    _BY_KEYWORD.setdefault(k, []).append(i)
         _COMPILED = [(r, re2.compile(r.pattern, _OPTIONS), re2.compile(r.pattern.encode(), _OPTIONS)) for r in RULES]
     return _COMPILED
 
@@ -186,6 +194,14 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         parts = value.split(None, 1)
         cred = parts[1] if len(parts) == 2 else parts[0]
         return not _placeholder(cred) and not cred.startswith(("$", "{", "..."))
+    if kind == "prose":
+        v = value.rstrip(".:!?)")
+        if _placeholder(v) or v.lower() in _STOPWORDS or _IDENT_PATH.match(v) or _SNAKE.match(v) or "/" in v:
+            return False
+        has_digit = any(c.isdigit() for c in v)
+        has_symbol = any(not c.isalnum() for c in v)
+        mixed = any(c.isupper() for c in v[1:]) and any(c.islower() for c in v)
+        return (has_digit and any(c.isalpha() for c in v)) or (has_symbol and (has_digit or mixed)) or (mixed and len(v) >= 12)
     if kind == "digits8":
         return sum(c.isdigit() for c in value) >= 8
     if kind == "random":
@@ -226,9 +242,13 @@ def find(text: str, disabled: Iterable[str] = ()) -> list[Finding]:
     # Aho-Corasick, overlapping: every keyword occurrence in one linear pass ("sk_test_" holds
     # both "sk" and "k_test_", which a non-overlapping regex scan would not both report).
     present = set(_GATE.find_matches_as_strings(lower, overlapping=True))
+    selected = set(_ALWAYS)
+    for k in present:
+        selected.update(_BY_KEYWORD.get(k, ()))
     out: list[Finding] = []
-    for rule, rx_str, rx_bytes in rules:
-        if rule.name in off or not _gated(rule, present):
+    for i in sorted(selected):
+        rule, rx_str, rx_bytes = rules[i]
+        if rule.name in off:
             continue
         groups = rule.group if isinstance(rule.group, tuple) else (rule.group,)
         secret = rule.category == "secret"

@@ -1,0 +1,1 @@
+"""The daemon: ships queued records, scrubbed and hashed, to a sink, durably."""

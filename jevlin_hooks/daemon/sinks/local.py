@@ -1,0 +1,94 @@
+"""The embedded default: SQLite at ``$JEVLIN_HOME/traces.db``. No account, no network.
+
+WAL mode so readers (the trajectory views) never block the daemon; upsert by ``record_id`` so
+a re-sent record replaces itself instead of duplicating.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from typing import Any
+
+from jevlin_hooks.daemon.sinks import Result
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    record_id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    ts TEXT NOT NULL,
+    harness TEXT,
+    session_id TEXT,
+    parent_session_id TEXT,
+    turn_id TEXT,
+    call_id TEXT,
+    window INTEGER,
+    seq INTEGER,
+    status TEXT,
+    outcome TEXT,
+    duration_ms INTEGER,
+    body TEXT NOT NULL,
+    received_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+CREATE INDEX IF NOT EXISTS records_session ON records(session_id, ts);
+CREATE INDEX IF NOT EXISTS records_parent ON records(parent_session_id);
+CREATE INDEX IF NOT EXISTS records_turn ON records(turn_id);
+"""
+
+UPSERT = """
+INSERT INTO records (record_id, kind, ts, harness, session_id, parent_session_id, turn_id, call_id,
+                     window, seq, status, outcome, duration_ms, body)
+VALUES (:record_id, :kind, :ts, :harness, :session_id, :parent_session_id, :turn_id, :call_id,
+        :window, :seq, :status, :outcome, :duration_ms, :body)
+ON CONFLICT(record_id) DO UPDATE SET
+    kind=excluded.kind, ts=excluded.ts, harness=excluded.harness, session_id=excluded.session_id,
+    parent_session_id=excluded.parent_session_id, turn_id=excluded.turn_id, call_id=excluded.call_id,
+    window=excluded.window, seq=excluded.seq, status=excluded.status, outcome=excluded.outcome,
+    duration_ms=excluded.duration_ms, body=excluded.body
+"""
+
+
+def connect(path: str) -> sqlite3.Connection:
+    fresh = not os.path.exists(path)
+    if fresh:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        os.close(fd)
+    db = sqlite3.connect(path, timeout=30)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.executescript(SCHEMA)
+    return db
+
+
+class LocalSink:
+    name = "local"
+
+    def __init__(self, home: str) -> None:
+        self.path = os.path.join(home, "traces.db")
+        self.db: sqlite3.Connection | None = None
+
+    def send(self, records: list[dict[str, Any]]) -> Result:
+        try:
+            if self.db is None:
+                self.db = connect(self.path)
+            rows = [{
+                "record_id": r["record_id"], "kind": r["kind"], "ts": r["ts"], "harness": r.get("harness"),
+                "session_id": r.get("session_id"), "parent_session_id": r.get("parent_session_id"),
+                "turn_id": r.get("turn_id"), "call_id": r.get("call_id"), "window": r.get("window"),
+                "seq": r.get("seq"), "status": r.get("status"), "outcome": r.get("outcome"),
+                "duration_ms": r.get("duration_ms"), "body": json.dumps(r, sort_keys=True),
+            } for r in records]
+            with self.db:
+                self.db.executemany(UPSERT, rows)
+            return Result(accepted=[r["record_id"] for r in records])
+        except sqlite3.Error as exc:
+            self.close()
+            return Result(retry=True, error=f"sqlite: {exc}")
+
+    def close(self) -> None:
+        if self.db is not None:
+            try:
+                self.db.close()
+            finally:
+                self.db = None

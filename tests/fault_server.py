@@ -1,0 +1,122 @@
+"""A sink server on 127.0.0.1 that can be told to fail: the platform API and OTLP/HTTP.
+
+``faults`` is a list consumed one per request (then ``default``): "ok", "500", "503", "408",
+"429:<retry-after>", "slow:<seconds>", "reset", "reject:<n>" (2xx, the first n records refused),
+"400", "partial:<n>" (OTLP partialSuccess). Every request body is kept raw (for privacy checks)
+and every accepted record counted by record_id.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import socket
+import struct
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class FaultServer:
+    def __init__(self, faults: list[str] | None = None, default: str = "ok") -> None:
+        self.faults = list(faults or [])
+        self.default = default
+        self.lock = threading.Lock()
+        self.received: Counter[str] = Counter()
+        self.records: dict[str, dict[str, Any]] = {}
+        self.raw: list[bytes] = []
+        self.requests: list[tuple[float, str, str]] = []  # (time, path, fault)
+        self.auth: list[str | None] = []
+        self.headers: list[dict[str, str]] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *a: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                n = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(n)
+                with outer.lock:
+                    fault = outer.faults.pop(0) if outer.faults else outer.default
+                    outer.requests.append((time.time(), self.path, fault))
+                    outer.auth.append(self.headers.get("Authorization"))
+                    outer.headers.append(dict(self.headers))
+                if self.headers.get("Content-Encoding") == "gzip":
+                    body = gzip.decompress(body)
+                with outer.lock:
+                    outer.raw.append(body)
+                if fault == "reset":
+                    # linger 0 + close = RST. The socket object is shared with rfile/wfile, so
+                    # close its fd directly or the peer would just wait.
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    os.close(self.connection.detach())
+                    self.close_connection = True
+                    return
+                if fault.startswith("slow:"):
+                    time.sleep(float(fault.split(":")[1]))
+                    fault = "ok"
+                if fault.startswith("429:"):
+                    return self._answer(429, {"error": "slow down"}, {"Retry-After": fault.split(":", 1)[1]})
+                if fault in ("500", "503", "408", "400", "401", "404"):
+                    return self._answer(int(fault), {"error": fault})
+                data = json.loads(body)
+                if self.path.endswith("/v1/traces"):
+                    spans = [s for rs in data["resourceSpans"] for ss in rs["scopeSpans"] for s in ss["spans"]]
+                    ids = [next(a["value"]["stringValue"] for a in s["attributes"] if a["key"] == "jevlin.record_id")
+                           for s in spans]
+                    with outer.lock:
+                        for rid, s in zip(ids, spans, strict=True):
+                            outer.received[rid] += 1
+                            outer.records[rid] = s
+                    reply: dict[str, Any] = {}
+                    if fault.startswith("partial:"):
+                        reply = {"partialSuccess": {"rejectedSpans": int(fault.split(":")[1]), "errorMessage": "bad span"}}
+                    return self._answer(200, reply)
+                records = data["records"]
+                rejected = []
+                if fault.startswith("reject:"):
+                    rejected = [{"record_id": r["record_id"], "reason": "schema says no"}
+                                for r in records[: int(fault.split(":")[1])]]
+                refused = {r["record_id"] for r in rejected}
+                with outer.lock:
+                    for r in records:
+                        if r["record_id"] not in refused:
+                            outer.received[r["record_id"]] += 1
+                            outer.records[r["record_id"]] = r
+                return self._answer(200, {"rejected": rejected} if rejected else {})
+
+            def _answer(self, code: int, obj: Any, headers: dict[str, str] | None = None) -> None:
+                data = json.dumps(obj).encode()
+                self.send_response(code)
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def set(self, faults: list[str] | None = None, default: str | None = None) -> None:
+        with self.lock:
+            if faults is not None:
+                self.faults = list(faults)
+            if default is not None:
+                self.default = default
+
+    def __enter__(self) -> FaultServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.server.shutdown()
+        self.server.server_close()
