@@ -9,6 +9,10 @@ from __future__ import annotations
 import os
 import sys
 
+TYPE_CHECKING = False  # typing imports re: `context` cannot afford it
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
@@ -31,14 +35,20 @@ def _main(args: list[str]) -> int:
     sub = parser.add_subparsers(dest="cmd", required=True)
     sub.add_parser("context", help="print this search's trace context as JSON (read-only)")
     sub.add_parser("status", help="threads, queue and recent hook errors on one screen")
+    sub.add_parser("doctor", help="is everything installed, and will the hooks actually run? one line per finding")
     demo = sub.add_parser("demo", help="replay bundled real agent sessions and show the result")
     demo.add_argument("--keep", action="store_true", help="keep the temporary JEVLIN_HOME")
     for name in ("install", "uninstall"):
         p = sub.add_parser(name, help=f"{name} our hooks in a harness's config")
-        p.add_argument("--harness", default="claude-code", choices=["claude-code"])
+        p.add_argument("--harness", default="claude-code", choices=["claude-code", "codex", "cursor", "all"])
         p.add_argument("--project", nargs="?", const=".", default=None,
-                       help="the project's .claude/settings.json instead of ~/.claude/settings.json")
+                       help="the project's own hook file (.claude/settings.json, .codex/hooks.json, "
+                            ".cursor/hooks.json) instead of the user's")
         p.add_argument("--dry-run", action="store_true", help="show the change, write nothing")
+        p.add_argument("--notify", action="store_true",
+                       help="codex: also set `notify` in config.toml (for Codex versions without hooks)")
+        p.add_argument("--chain", action="store_true",
+                       help="codex --notify: keep an existing notify program, run after ours")
     sc = sub.add_parser("scrub", help="scrub stdin to stdout with the privacy rules")
     sc.add_argument("--list-rules", action="store_true", help="list every rule and what it removes")
     sc.add_argument("--markdown", action="store_true", help="with --list-rules: docs/privacy.md")
@@ -62,6 +72,10 @@ def _main(args: list[str]) -> int:
         from jevlin_hooks import context
 
         return context.main()
+    if ns.cmd == "doctor":
+        from jevlin_hooks import doctor
+
+        return doctor.run()
     if ns.cmd == "status":
         from jevlin_hooks import status
 
@@ -219,34 +233,54 @@ def _preview(ns: object) -> int:
     return 0
 
 
-def _install(ns: object) -> int:
+NEXT_STEP = {
+    "claude-code": "next: start a new Claude Code session; `jevlin-hooks status` shows what it records",
+    "codex": "next: Codex runs only hooks you trust: start `codex`, type /hooks and approve the jevlin-hooks entries",
+    "cursor": "next: restart Cursor; if Cursor also runs your ~/.claude hooks, each event is still counted once",
+}
+
+
+def _install(ns: Any) -> int:
     from jevlin_hooks import install
 
     remove = ns.cmd == "uninstall"
-    path = install.claude_settings_path(ns.project)
+    harnesses = ["claude-code", "codex", "cursor"] if ns.harness == "all" else [ns.harness]
+    plans = []
     try:
-        change = install.plan_claude(path, remove=remove)
+        for h in harnesses:
+            if h == "claude-code":
+                plans.append(install.plan_claude(install.claude_settings_path(ns.project), remove=remove))
+            elif h == "codex":
+                plans.append(install.plan_codex(install.codex_hooks_path(ns.project), remove=remove))
+                cpath = install.codex_config_path()
+                if ns.notify or (remove and os.path.exists(cpath)):
+                    plans.append(install.plan_codex_notify(cpath, remove=remove, chain=ns.chain))
+            else:
+                plans.append(install.plan_cursor(install.cursor_hooks_path(ns.project), remove=remove))
     except install.InstallError as exc:
         return _fail(str(exc))
     if ns.dry_run:
-        print(change.diff() or f"{path}: no change")
+        for change in plans:
+            print(change.diff() or f"{change.path}: no change")
         return 0
-    if not change.changed:
-        print(f"{path}: already {'free of our hooks' if remove else 'up to date'}")
-        return 0
-    try:
-        backup = install.apply(change)
-    except OSError as exc:
-        return _fail(f"cannot write {path}: {exc.strerror or exc}")
     if not remove:
         import compileall
 
         # Hooks run with -I -S from this package: make sure they never pay for compiling it.
         compileall.compile_dir(os.path.dirname(install.ENTRY), quiet=1)
-    verb = "removed our hooks from" if remove else "installed hooks in"
-    print(f"{verb} {path}" + (f" (backup: {backup})" if backup else ""))
+    for change in plans:
+        if not change.changed:
+            print(f"{change.path}: already {'free of our hooks' if remove else 'up to date'}")
+            continue
+        try:
+            backup = install.apply(change)
+        except OSError as exc:
+            return _fail(f"cannot write {change.path}: {exc.strerror or exc}")
+        verb = "removed our hooks from" if remove else "installed hooks in"
+        print(f"{verb} {change.path}" + (f" (backup: {backup})" if backup else ""))
     if not remove:
-        print("next: start a new Claude Code session; `jevlin-hooks status` shows what it records")
+        for h in harnesses:
+            print(NEXT_STEP[h])
     return 0
 
 

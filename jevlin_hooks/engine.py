@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     History = Callable[[dict[str, Any]], str | None]
 
 SCHEMA = 1
+HISTORY_LIMIT = 32 * 1024
 CLOSED_KEEP = 256
 TURNS_KEEP = 64
 COMPACTION = ("pre_compact", "post_compact", "compact_start")
@@ -158,7 +159,7 @@ def _search_record(
         "session_id": agent or state["session_id"],
         "turn_id": p.get("turn_id"),
         "call_id": p["call_id"],
-        "parent_session_id": state["session_id"] if agent else None,
+        "parent_session_id": state["session_id"] if agent else state.get("parent_session_id"),
         "window": p["window"],
         "seq": p["seq"],
         "history": history or "",
@@ -217,6 +218,8 @@ def _close_turn(
     final = ev.get("last_message")
     if final is None:
         final = summary.get("last_text")
+    if final is None and turn.get("texts"):
+        final = turn["texts"][-1]
     searches = turn["searches"] + sum(
         a.get("searches_by_turn", {}).get(turn["id"], 0) for a in state["agents"].values()
     )
@@ -321,6 +324,13 @@ def apply(
             state["status"] = "active"
         return state, records
 
+    if kind == "prompt" and ev.get("agent_id"):
+        agent = _agent(state, ev)
+        if agent is not None:  # a subagent's own turn (Codex): its searches carry this turn id
+            agent["turn_id"] = ev.get("turn_id") or agent.get("turn_id")
+            agent["status"] = "running"
+        return state, records
+
     if kind == "prompt":
         tid = ev.get("turn_id")
         turn = state["turn"]
@@ -338,14 +348,24 @@ def apply(
         holder = agent if agent is not None else turn
         if holder is not None and tool and tool not in holder["tools"]:
             holder["tools"].append(tool)
-        if agent is None and tool in ("Agent", "Task") and ev.get("tool_use_id"):
+        if agent is None and tool in ev.get("spawn_tools", ("Agent", "Task")) and ev.get("tool_use_id"):
             state["last_agent_call"] = ev["tool_use_id"]
         if ev.get("search") is None or not ev.get("tool_use_id"):
             return state, records
         tid = ev.get("turn_id") or (turn["id"] if turn else None)
+        if agent is not None and not ev.get("turn_id"):
+            tid = agent.get("turn_id")
+        if _same_call(state, ev, tid) is not None:
+            return state, records  # another event describing a call already counted (Cursor)
+        if not ev.get("tool_use_id"):
+            ev = {**ev, "tool_use_id": _synthetic_call_id(ev)}
         key = f"{tid}/{ev['tool_use_id']}"
         if key in state["pending"] or key in state["closed_calls"]:
             return state, records
+        if turn is not None and ev.get("agent_message"):
+            turn.setdefault("texts", []).append(ev["agent_message"][-HISTORY_LIMIT:])
+        if turn is not None and turn.get("texts"):
+            ev = {**ev, "history_snapshot": _clip_texts(turn["texts"])}
         _register_search(state, ev, agent, turn, tid, key)
         return state, records
 
@@ -356,21 +376,39 @@ def apply(
         holder = agent if agent is not None else turn
         if holder is not None and tool and tool not in holder["tools"]:
             holder["tools"].append(tool)
-        if ev.get("search") is None or not ev.get("tool_use_id"):
+        if ev.get("search") is None:
             return state, records
         tid = ev.get("turn_id") or (turn["id"] if turn else None)
-        key = f"{tid}/{ev['tool_use_id']}"
-        if key in state["closed_calls"]:
+        if agent is not None and not ev.get("turn_id"):
+            tid = agent.get("turn_id")
+        key = None
+        if ev.get("tool_use_id"):
+            key = f"{tid}/{ev['tool_use_id']}"
+            if key not in state["pending"]:
+                key = _same_call(state, ev, tid) or key
+        else:
+            key = _same_call(state, ev, tid)
+            if key is None:
+                if ev.get("call_key") and ev["call_key"] in state.get("closed_call_keys", []):
+                    return state, records
+                ev = {**ev, "tool_use_id": _synthetic_call_id(ev)}
+                key = f"{tid}/{ev['tool_use_id']}"
+        if key in state["closed_calls"] or (ev.get("call_key") and key not in state["pending"]
+                                            and ev["call_key"] in state.get("closed_call_keys", [])):
             return state, records
         if key not in state["pending"]:  # no PreToolUse seen (installed mid-call, lost event)
             _register_search(state, ev, agent, turn, tid, key)
         p = state["pending"].pop(key)
         _push(state["closed_calls"], key, CLOSED_KEEP)
+        for ck in p.get("call_keys", []):
+            _push(state.setdefault("closed_call_keys", []), ck, CLOSED_KEEP)
         status = ev.get("status") or ("error" if kind == "tool_failed" else "ok")
         dur = ev.get("duration_ms")
         if not isinstance(dur, int) or isinstance(dur, bool) or dur < 0:
             dur = max(0, int((now - p["started"]) * 1000))
         hist = ev.get("history")
+        if hist is None:
+            hist = p.get("history")
         if hist is None:
             hist = history_for(p)
         records.append(_search_record(state, p, status, dur, hist))
@@ -381,6 +419,33 @@ def apply(
         tid = ev.get("turn_id") or (state["turn"]["id"] if state["turn"] else None)
         keys = [f"{tid}/{c}" for c in calls if f"{tid}/{c}" in state["pending"]]
         records += _close_pending(state, keys, "cancelled", now, history_for)
+        return state, records
+
+    if kind == "agent_text":  # Cursor afterAgentResponse / agent_message: the text before a call
+        if ev.get("agent_id"):
+            return state, records
+        turn = _ensure_turn(state, ev, cfg, history_for, records)
+        if turn is not None and ev.get("text"):
+            texts = turn.setdefault("texts", [])
+            texts.append(ev["text"][-HISTORY_LIMIT:])
+            while sum(len(t) for t in texts) > HISTORY_LIMIT and len(texts) > 1:
+                texts.pop(0)
+        return state, records
+
+    if kind == "notify_turn_complete":
+        tid = ev.get("turn_id")
+        if ev.get("agent_id"):
+            agent = _agent(state, ev, create=False)
+            if agent is not None and agent.get("turn_id") == tid:
+                agent["last_turn_done"] = tid
+            return state, records
+        if tid and tid in state["closed_turns"]:
+            return state, records  # Stop already closed it: the turn counts once
+        if state["turn"] is None or (tid and state["turn"]["id"] != tid):
+            if state["turn"] is not None:
+                records += _close_turn(state, ev, cfg, "abandoned", history_for)
+            _open_turn(state, ev, tid, ev.get("prompt"))
+        records += _close_turn(state, ev, cfg, "completed", history_for)
         return state, records
 
     if kind == "subagent_start":
@@ -430,6 +495,32 @@ def apply(
     return state, records
 
 
+def _clip_texts(texts: list[str]) -> str:
+    text = "\n\n".join(t for t in texts if t)
+    return text[-HISTORY_LIMIT:]
+
+
+def _synthetic_call_id(ev: dict[str, Any]) -> str:
+    """A call id for an event that has none (Cursor's beforeShellExecution)."""
+    from jevlin_hooks.privacy import ids
+
+    seed = f"{ev.get('turn_id')}|{ev.get('call_key') or ev.get('command') or ''}|{ev['now']}"
+    return "call-" + ids._sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def _same_call(state: dict[str, Any], ev: dict[str, Any], tid: str | None) -> str | None:
+    """The pending call that another event already described (same turn, same call key)."""
+    ck = ev.get("call_key")
+    if not ck:
+        return None
+    for key, p in state["pending"].items():
+        if p.get("turn_id") == tid and ck in p.get("call_keys", []) and p.get("agent_id") == ev.get("agent_id"):
+            if ev.get("tool_use_id") and ev["tool_use_id"] != p["call_id"]:
+                p.setdefault("alt_ids", []).append(ev["tool_use_id"])
+            return key
+    return None
+
+
 def _register_search(
     state: dict[str, Any], ev: dict[str, Any], agent: dict[str, Any] | None,
     turn: dict[str, Any] | None, tid: str | None, key: str,
@@ -455,6 +546,8 @@ def _register_search(
         "query": ev.get("search") or "",
         "command": ev.get("command") or "",
         "transcript_path": ev.get("agent_transcript_path") or ev.get("transcript_path"),
+        "history": ev.get("history_snapshot"),
+        "call_keys": [ev["call_key"]] if ev.get("call_key") else [],
     }
 
 

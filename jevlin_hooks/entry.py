@@ -13,4 +13,4 @@ if __name__ == "__main__":
         del sys.path[1]  # the script's own directory: never import siblings as top-level
     from jevlin_hooks.hook import main
 
-    main(sys.argv[1] if len(sys.argv) > 1 else "claude-code")
+    main(sys.argv[1] if len(sys.argv) > 1 else "claude-code", sys.argv[2:])

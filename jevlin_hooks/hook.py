@@ -69,6 +69,39 @@ def _agent_pid() -> int | None:
     return pid
 
 
+def _route(harness: str, ev: dict[str, Any], home: str) -> None:
+    """Send a child thread's event to its root thread's lineage.
+
+    Codex: a subagent's hooks already carry the root session and the child as agent_id; only
+    `notify`, which names the child thread alone, needs the index. Cursor: a subagent is a
+    conversation of its own, known from subagentStart or from its parent_conversation_id.
+    """
+    from jevlin_hooks import lineage
+
+    if harness == "codex":
+        if ev["kind"] == "notify_turn_complete":
+            idx = lineage.read_index(home, "codex-thread", lineage.workspace_key(ev["session_id"]))
+            if idx and isinstance(idx.get("root"), str):
+                ev["agent_id"] = ev["session_id"]
+                ev["session_id"] = idx["root"]
+        elif ev.get("agent_id") and ev["kind"] in ("subagent_start", "prompt"):
+            lineage.write_index(home, "codex-thread", lineage.workspace_key(ev["agent_id"]), {"root": ev["session_id"]})
+    elif harness == "cursor":
+        if ev["kind"] == "subagent_start" and ev.get("agent_id"):
+            lineage.write_index(home, "cursor-child", lineage.workspace_key(ev["agent_id"]), {"root": ev["session_id"]})
+            return
+        root = ev.get("parent_conversation_id")
+        if not root:
+            idx = lineage.read_index(home, "cursor-child", lineage.workspace_key(ev["session_id"]))
+            root = idx.get("root") if idx and isinstance(idx.get("root"), str) else None
+        if root and root != ev["session_id"]:
+            ev["agent_id"] = ev["session_id"]
+            ev["session_id"] = root
+            if ev["kind"] in ("session_start", "session_end", "stop"):
+                ev["kind"] = {"session_start": "subagent_start", "session_end": "subagent_stop",
+                              "stop": "subagent_stop"}[ev["kind"]]
+
+
 def _history(ev: dict[str, Any], wait: float) -> str | None:
     from jevlin_hooks import transcript
 
@@ -125,7 +158,7 @@ def handle(harness: str, payload: Any, home: str) -> list[str]:
     ev = mod.normalize(payload, cfg, now)
     if ev is None:
         return answer
-    if ev["kind"] == "session_start":
+    if ev["kind"] in ("session_start", "prompt") and not ev.get("agent_id"):
         from jevlin_hooks.privacy import ids
 
         try:  # created here, outside any sandbox, so a sandboxed search can read it
@@ -134,11 +167,12 @@ def handle(harness: str, payload: Any, home: str) -> list[str]:
             from jevlin_hooks import log
 
             log.write(home, "hook.log", f"{harness}: key unusable: {exc}")
-    if harness == "claude-code" and ev["kind"] in ("session_start", "prompt"):
+    if ev["kind"] in ("session_start", "prompt") and not ev.get("agent_id"):
         ev["agent_pid"] = _agent_pid()
-    if ev.get("search") is not None and ev["kind"] in ("post_tool", "tool_failed"):
+    _route(harness, ev, home)
+    if ev.get("search") is not None and ev["kind"] in ("post_tool", "tool_failed") and harness == "claude-code":
         ev["history"] = _history(ev, HISTORY_WAIT)
-    if ev["kind"] in ("stop", "stop_failure") and not ev.get("agent_id"):
+    if ev["kind"] in ("stop", "stop_failure") and not ev.get("agent_id") and harness == "claude-code":
         wait = HISTORY_WAIT if cfg.get("miner", {}).get("turn_end") else 0.0
         ev["summary"] = _summary(ev, wait)
     if ev.get("agent_pid"):
@@ -150,7 +184,7 @@ def handle(harness: str, payload: Any, home: str) -> list[str]:
 
     def history_for(p: dict[str, Any]) -> str | None:
         path = p.get("transcript_path")
-        if not path or not p.get("call_id"):
+        if harness != "claude-code" or not path or not p.get("call_id"):
             return None
         from jevlin_hooks import transcript
 
@@ -225,15 +259,51 @@ def _maybe_start_daemon(home: str) -> None:
         os._exit(0)
 
 
-def main(harness: str) -> None:
+def _chain(argv: list[str], payload_arg: str) -> None:
+    """Run the notify program the user had before ours, with the same argument, detached."""
+    if not argv:
+        return
+    pid = os.fork()
+    if pid:
+        os.waitpid(pid, 0)
+        return
+    try:
+        os.setsid()
+        if os.fork():
+            os._exit(0)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.execvp(argv[0], argv + [payload_arg])
+    finally:
+        os._exit(0)
+
+
+def main(harness: str, argv: list[str] | None = None) -> None:
     home = paths.home()
     out: list[str] = []
     try:
         os.umask(0o077)
-        data = _read_stdin()
-        payload = fastjson.loads(data)
-        out = handle(harness, payload, home)
+        if harness == "codex-notify":
+            # Codex passes notify's JSON as the last argument, not on stdin.
+            args = list(argv or [])
+            arg = args[-1] if args else "{}"
+            chain = args[args.index("--then") + 1:-1] if "--then" in args else []
+            try:
+                _chain(chain, arg)
+            except OSError:
+                pass
+            payload = fastjson.loads(arg)
+            out = handle("codex", payload, home)
+        else:
+            data = _read_stdin()
+            payload = fastjson.loads(data)
+            out = handle(harness, payload, home)
     except BaseException as exc:  # noqa: BLE001 - the whole point: never fail the agent
+        if harness == "cursor" and not out:
+            # The event is unknown, so answer what is neutral for every Cursor event: before*
+            # hooks read "permission", beforeSubmitPrompt "continue"; the rest ignore both.
+            out = ['{"permission":"allow","continue":true}']
         try:
             from jevlin_hooks import log
 

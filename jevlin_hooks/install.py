@@ -31,6 +31,16 @@ CLAUDE_EVENTS = (
 )
 TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
 TIMEOUT_S = 5
+CODEX_EVENTS = (
+    "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "PostCompact",
+    "SubagentStart", "SubagentStop", "Stop", "Interrupt", "SessionEnd",
+)
+CODEX_SHORT = ("SessionEnd", "Interrupt")  # Codex caps these at 3 s
+CURSOR_EVENTS = (
+    "sessionStart", "sessionEnd", "beforeSubmitPrompt", "preToolUse", "postToolUse", "postToolUseFailure",
+    "beforeShellExecution", "afterShellExecution", "beforeMCPExecution", "afterMCPExecution",
+    "afterAgentResponse", "preCompact", "subagentStart", "subagentStop", "stop",
+)
 
 
 class InstallError(Exception):
@@ -53,6 +63,12 @@ class Change:
         return "".join(difflib.unified_diff(a, b, self.path + " (now)", self.path + " (after)"))
 
 
+def shell_command(harness: str) -> str:
+    import shlex
+
+    return shlex.join([sys.executable, "-I", "-S", ENTRY, harness])
+
+
 def hook_command(harness: str) -> dict[str, Any]:
     return {
         "type": "command",
@@ -65,7 +81,8 @@ def hook_command(harness: str) -> dict[str, Any]:
 def _is_ours(hook: Any) -> bool:
     if not isinstance(hook, dict):
         return False
-    text = str(hook.get("command", "")) + " " + " ".join(str(a) for a in hook.get("args", []) or [])
+    args = hook.get("args") if isinstance(hook.get("args"), list) else []
+    text = str(hook.get("command", "")) + " " + " ".join(str(a) for a in args)
     return MARK in text and "entry.py" in text
 
 
@@ -114,6 +131,61 @@ def _dump(data: dict[str, Any]) -> bytes:
 
 
 def plan_claude(path: str, remove: bool = False) -> Change:
+    return _plan_grouped(path, remove, CLAUDE_EVENTS, lambda event: hook_command("claude-code"))
+
+
+def codex_home() -> str:
+    return os.environ.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex")
+
+
+def codex_hooks_path(project: str | None) -> str:
+    if project is not None:
+        return os.path.join(os.path.abspath(project), ".codex", "hooks.json")
+    return os.path.join(codex_home(), "hooks.json")
+
+
+def plan_codex(path: str, remove: bool = False) -> Change:
+    def handler(event: str) -> dict[str, Any]:
+        return {"type": "command", "command": shell_command("codex"), "timeout": 3 if event in CODEX_SHORT else TIMEOUT_S}
+
+    return _plan_grouped(path, remove, CODEX_EVENTS, handler)
+
+
+def cursor_hooks_path(project: str | None) -> str:
+    if project is not None:
+        return os.path.join(os.path.abspath(project), ".cursor", "hooks.json")
+    return os.path.join(os.path.expanduser("~"), ".cursor", "hooks.json")
+
+
+def plan_cursor(path: str, remove: bool = False) -> Change:
+    """Cursor's flat shape: {"version": 1, "hooks": {"event": [{"command", "timeout"}]}}."""
+    before, data = _read(path)
+    hooks = data.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise InstallError(f"{path}: \"hooks\" is not an object; left untouched")
+    hooks = json.loads(json.dumps(hooks))
+    for event in list(hooks):
+        if isinstance(hooks[event], list):
+            hooks[event] = [h for h in hooks[event] if not _is_ours(h)]
+            if not hooks[event]:
+                del hooks[event]
+    if not remove:
+        for event in CURSOR_EVENTS:
+            hooks.setdefault(event, [])
+            if not isinstance(hooks[event], list):
+                raise InstallError(f"{path}: hooks.{event} is not a list; left untouched")
+            hooks[event].append({"command": shell_command("cursor"), "timeout": TIMEOUT_S})
+    new = dict(data)
+    if hooks:
+        new["hooks"] = hooks
+        new.setdefault("version", 1)
+    else:
+        new.pop("hooks", None)
+    return _finish(path, before, data, new, remove)
+
+
+def _plan_grouped(path: str, remove: bool, events: tuple[str, ...], handler: Any) -> Change:
+    """Claude Code's and Codex's shape: event -> matcher groups -> handlers."""
     before, data = _read(path)
     hooks = data.get("hooks", {})
     if not isinstance(hooks, dict):
@@ -121,8 +193,8 @@ def plan_claude(path: str, remove: bool = False) -> Change:
     hooks = json.loads(json.dumps(hooks))
     _strip_ours(hooks)
     if not remove:
-        for event in CLAUDE_EVENTS:
-            group: dict[str, Any] = {"hooks": [hook_command("claude-code")]}
+        for event in events:
+            group: dict[str, Any] = {"hooks": [handler(event)]}
             if event in TOOL_EVENTS:
                 group = {"matcher": "*", **group}
             hooks.setdefault(event, [])
@@ -134,6 +206,10 @@ def plan_claude(path: str, remove: bool = False) -> Change:
         new["hooks"] = hooks
     else:
         new.pop("hooks", None)
+    return _finish(path, before, data, new, remove)
+
+
+def _finish(path: str, before: bytes | None, data: dict[str, Any], new: dict[str, Any], remove: bool) -> Change:
     if new == data and before is not None:
         return Change(path, before, before)
     if remove:
@@ -141,6 +217,70 @@ def plan_claude(path: str, remove: bool = False) -> Change:
         if restored is not None:
             return Change(path, before, restored if restored != b"\0absent" else None)
     return Change(path, before, _dump(new))
+
+
+# --- Codex notify in config.toml --------------------------------------------------------------
+
+
+def codex_config_path() -> str:
+    return os.path.join(codex_home(), "config.toml")
+
+
+def notify_command(chain: list[str]) -> list[str]:
+    cmd = [sys.executable, "-I", "-S", ENTRY, "codex-notify"]
+    return cmd + (["--then", *chain] if chain else [])
+
+
+def plan_codex_notify(path: str, remove: bool = False, chain: bool = False) -> Change:
+    """Set (or remove) `notify` in Codex's config.toml, every other key kept.
+
+    A `notify` that already runs another program is not clobbered: without ``chain`` this
+    refuses and says so; with it, ours runs first and then theirs, with the same argument.
+    """
+    import tomllib
+
+    import tomli_w
+
+    try:
+        with open(path, "rb") as f:
+            before: bytes | None = f.read()
+    except FileNotFoundError:
+        before = None
+    try:
+        data = tomllib.loads(before.decode("utf-8")) if before else {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InstallError(f"{path} is not valid TOML ({exc}); left untouched") from None
+    current = data.get("notify")
+    ours = isinstance(current, list) and any(MARK in str(a) for a in current)
+    theirs: list[str] = []
+    if ours and "--then" in current:
+        theirs = [str(a) for a in current[current.index("--then") + 1:]]
+    elif current and not ours:
+        if not isinstance(current, list) or not all(isinstance(a, str) for a in current):
+            raise InstallError(f"{path}: notify is not a list of strings; left untouched")
+        theirs = list(current)
+    new = dict(data)
+    if remove:
+        if not ours:
+            return Change(path, before, before)
+        if theirs:
+            new["notify"] = theirs
+        else:
+            new.pop("notify", None)
+    else:
+        if theirs and not ours and not chain:
+            raise InstallError(
+                f"{path}: notify already runs {theirs[0]!r}; rerun with --chain to run ours and then "
+                "yours (same argument), or remove it first"
+            )
+        new["notify"] = notify_command(theirs)
+    if new == data:
+        return Change(path, before, before)
+    if remove:
+        restored = _restorable(path, before)
+        if restored is not None:
+            return Change(path, before, restored if restored != b"\0absent" else None)
+    return Change(path, before, tomli_w.dumps(new).encode("utf-8"))
 
 
 def _record_path() -> str:

@@ -54,10 +54,12 @@ def _cut(lines: list[bytes], turns: int | None) -> list[bytes]:
     return lines
 
 
-def lay_transcripts(scenario: str, root: str) -> dict[str, str]:
+def lay_transcripts(scenario: str, root: str, harness: str = "claude-code") -> dict[str, str]:
     """Write the scenario's transcript(s) under ``root``; returns {original path: new path}."""
     mapping: dict[str, str] = {}
     os.makedirs(root, exist_ok=True)
+    if harness != "claude-code":
+        return mapping  # Codex searches carry no history: nothing is read from its rollouts
     spec = CLAUDE_TRANSCRIPTS.get(scenario)
     events = scenario_events(scenario)
     if not events:
@@ -97,17 +99,20 @@ def run_hook(
     home: str, payload: dict[str, Any] | bytes, harness: str = "claude-code",
     env: dict[str, str] | None = None, timeout: float = 30,
 ) -> subprocess.CompletedProcess[bytes]:
+    """One hook process, as the harness runs it. Codex's `notify` gets its JSON as the last
+    argument (and nothing on stdin), everything else on stdin."""
     data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
     full_env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "CODEX_"))}
     full_env["JEVLIN_HOME"] = home
     full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-I", "-S", ENTRY, harness],
-        input=data, capture_output=True, env=full_env, timeout=timeout, check=False,
-    )
+    argv = [sys.executable, "-I", "-S", ENTRY, harness]
+    if harness == "codex" and isinstance(payload, dict) and payload.get("type") == "agent-turn-complete":
+        argv = [sys.executable, "-I", "-S", ENTRY, "codex-notify", data.decode()]
+        data = b""
+    return subprocess.run(argv, input=data, capture_output=True, env=full_env, timeout=timeout, check=False)
 
 
 def replay(home: str, scenario: str, transcripts_root: str, harness: str = "claude-code") -> list[subprocess.CompletedProcess[bytes]]:
     os.makedirs(transcripts_root, exist_ok=True)
-    mapping = lay_transcripts(scenario, transcripts_root)
+    mapping = lay_transcripts(scenario, transcripts_root, harness)
     return [run_hook(home, rewrite(p, mapping), harness) for _, p in scenario_events(scenario, harness)]

@@ -114,3 +114,107 @@ def test_project_settings(tmp_path, user):
     assert p.returncode == 0
     assert "jevlin_hooks" in (proj / ".claude" / "settings.json").read_text()
     assert (user / ".claude" / "settings.json").read_text() == USER_SETTINGS
+
+
+# --- Codex and Cursor -------------------------------------------------------------------------
+
+CODEX_HOOKS = """{
+  "hooks": {
+    "Stop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "uvx codhc ruff check --fix",
+            "timeout": 30
+          }
+        ]
+      }
+    ]
+  }
+}
+"""
+CODEX_CONFIG = """# my codex config
+model = "gpt-5.1-codex"
+notify = ["notify-send", "codex"]
+
+[profiles.work]
+approval_policy = "on-request"
+"""
+CURSOR_HOOKS = """{
+  "version": 1,
+  "hooks": {
+    "afterFileEdit": [
+      {
+        "command": "./hooks/format.sh"
+      }
+    ]
+  }
+}
+"""
+
+
+def codex_cli(home, codex_home, *args):
+    env = dict(os.environ, HOME=str(home), JEVLIN_HOME=str(home / ".jevlin"), CODEX_HOME=str(codex_home))
+    return subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", *args], env=env, capture_output=True, text=True)
+
+
+def test_codex_round_trip_with_notify_chain(tmp_path):
+    ch = tmp_path / "codex"
+    ch.mkdir()
+    (ch / "hooks.json").write_text(CODEX_HOOKS)
+    (ch / "config.toml").write_text(CODEX_CONFIG)
+    p = codex_cli(tmp_path, ch, "install", "--harness", "codex", "--notify")
+    assert p.returncode == 1 and "notify already runs 'notify-send'" in p.stderr and "--chain" in p.stderr
+    assert (ch / "config.toml").read_text() == CODEX_CONFIG and (ch / "hooks.json").read_text() == CODEX_HOOKS
+    p = codex_cli(tmp_path, ch, "install", "--harness", "codex", "--notify", "--chain")
+    assert p.returncode == 0 and "/hooks" in p.stdout, p.stderr
+    import tomllib
+
+    cfg = tomllib.loads((ch / "config.toml").read_text())
+    assert cfg["model"] == "gpt-5.1-codex" and cfg["profiles"]["work"]["approval_policy"] == "on-request"
+    assert cfg["notify"][-4:] == ["codex-notify", "--then", "notify-send", "codex"]
+    hooks = json.loads((ch / "hooks.json").read_text())["hooks"]
+    assert hooks["Stop"][0]["hooks"][0]["command"] == "uvx codhc ruff check --fix"
+    assert {e for e in hooks} >= set(install.CODEX_EVENTS)
+    assert all(h["timeout"] <= 3 for g in hooks["SessionEnd"] for h in g["hooks"] if install._is_ours(h))
+    first = ((ch / "hooks.json").read_bytes(), (ch / "config.toml").read_bytes())
+    p = codex_cli(tmp_path, ch, "install", "--harness", "codex", "--notify", "--chain")
+    assert p.returncode == 0 and ((ch / "hooks.json").read_bytes(), (ch / "config.toml").read_bytes()) == first
+    p = codex_cli(tmp_path, ch, "uninstall", "--harness", "codex")
+    assert p.returncode == 0, p.stderr
+    assert (ch / "hooks.json").read_text() == CODEX_HOOKS and (ch / "config.toml").read_text() == CODEX_CONFIG
+
+
+def test_codex_unparsable_config_is_left_alone(tmp_path):
+    ch = tmp_path / "codex"
+    ch.mkdir()
+    (ch / "config.toml").write_text("notify = [")
+    p = codex_cli(tmp_path, ch, "install", "--harness", "codex", "--notify")
+    assert p.returncode == 1 and "not valid TOML" in p.stderr and (ch / "config.toml").read_text() == "notify = ["
+    assert not (ch / "hooks.json").exists(), "nothing is written when any part cannot be"
+
+
+def test_cursor_round_trip_user_and_project(tmp_path):
+    (tmp_path / ".cursor").mkdir()
+    path = tmp_path / ".cursor" / "hooks.json"
+    path.write_text(CURSOR_HOOKS)
+    p = cli(str(tmp_path), "install", "--harness", "cursor")
+    assert p.returncode == 0, p.stderr
+    data = json.loads(path.read_text())
+    assert data["version"] == 1 and data["hooks"]["afterFileEdit"] == [{"command": "./hooks/format.sh"}]
+    assert set(install.CURSOR_EVENTS) <= set(data["hooks"])
+    assert all("cursor" in h["command"] for e in install.CURSOR_EVENTS for h in data["hooks"][e])
+    assert cli(str(tmp_path), "install", "--harness", "cursor").stdout.count("already up to date") == 1
+    assert cli(str(tmp_path), "uninstall", "--harness", "cursor").returncode == 0
+    assert path.read_text() == CURSOR_HOOKS
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    assert cli(str(tmp_path), "install", "--harness", "cursor", "--project", str(proj)).returncode == 0
+    assert (proj / ".cursor" / "hooks.json").exists() and path.read_text() == CURSOR_HOOKS
+
+
+def test_install_all_dry_run(tmp_path):
+    p = codex_cli(tmp_path, tmp_path / "codex", "install", "--harness", "all", "--dry-run")
+    assert p.returncode == 0 and p.stdout.count("(after)") == 3
+    assert not (tmp_path / ".claude").exists() and not (tmp_path / ".cursor").exists()

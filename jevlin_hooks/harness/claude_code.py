@@ -62,6 +62,9 @@ def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] |
     """The normalized event, or None for an event we do not track (or cannot trust)."""
     if not isinstance(payload, dict):
         return None
+    if "cursor_version" in payload or "conversation_id" in payload:
+        # Cursor runs ~/.claude hooks too ("third-party hooks"): its own hook has this event.
+        return None
     kind = _KINDS.get(payload.get("hook_event_name"))  # type: ignore[arg-type]
     session_id = _s(payload, "session_id")
     if kind is None or session_id is None:

@@ -1,0 +1,204 @@
+"""`jevlin-hooks doctor`: is everything in place, and will the hooks actually run?
+
+One line per finding: `ok`, or `!!` with the fix. Exit status 1 when anything needs fixing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import time
+from typing import Any
+
+from jevlin_hooks import config, install, log, paths, spool
+
+
+def _load_json(path: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        return "unreadable"
+
+
+def _ours_in_grouped(data: Any) -> dict[str, list[tuple[int, int, dict[str, Any]]]]:
+    found: dict[str, list[tuple[int, int, dict[str, Any]]]] = {}
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    if not isinstance(hooks, dict):
+        return found
+    for event, groups in hooks.items():
+        for gi, group in enumerate(groups if isinstance(groups, list) else []):
+            for hi, h in enumerate(group.get("hooks", []) if isinstance(group, dict) else []):
+                if install._is_ours(h):
+                    found.setdefault(event, []).append((gi, hi, h))
+    return found
+
+
+def _entry_ok(h: dict[str, Any]) -> bool:
+    text = " ".join([str(h.get("command", ""))] + [str(a) for a in h.get("args", []) or []])
+    return os.path.exists(install.ENTRY) and install.ENTRY in text
+
+
+def _snake(event: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in event).lstrip("_")
+
+
+def check_claude(out: list[tuple[bool, str]]) -> None:
+    path = install.claude_settings_path(None)
+    if not (shutil.which("claude") or os.path.isdir(os.path.dirname(path))):
+        return
+    data = _load_json(path)
+    if data == "unreadable":
+        out.append((False, f"claude-code: {path} is not valid JSON; fix it, then `jevlin-hooks install`"))
+        return
+    ours = _ours_in_grouped(data)
+    missing = [e for e in install.CLAUDE_EVENTS if e not in ours]
+    if not ours:
+        out.append((False, "claude-code: found, hooks not installed; run `jevlin-hooks install --harness claude-code`"))
+        return
+    if missing:
+        out.append((False, f"claude-code: {len(missing)} event(s) without our hook ({', '.join(missing)}); "
+                           "run `jevlin-hooks install --harness claude-code`"))
+    elif not all(_entry_ok(h) for v in ours.values() for _, _, h in v):
+        out.append((False, "claude-code: hooks point at another install of jevlin-hooks; run `jevlin-hooks install` again"))
+    else:
+        out.append((True, f"claude-code: hooks installed for all {len(install.CLAUDE_EVENTS)} events in {path}"))
+    if isinstance(data, dict) and data.get("disableAllHooks") is True:
+        out.append((False, f"claude-code: \"disableAllHooks\": true in {path}: no hook runs; remove it"))
+
+
+def check_codex(out: list[tuple[bool, str]]) -> None:
+    home = install.codex_home()
+    if not (shutil.which("codex") or os.path.isdir(home)):
+        return
+    path = install.codex_hooks_path(None)
+    data = _load_json(path)
+    if data == "unreadable":
+        out.append((False, f"codex: {path} is not valid JSON; fix it, then `jevlin-hooks install --harness codex`"))
+        return
+    ours = _ours_in_grouped(data)
+    if not ours:
+        out.append((False, "codex: found, hooks not installed; run `jevlin-hooks install --harness codex`"))
+    else:
+        out.append((True, f"codex: hooks installed for {len(ours)} events in {path}"))
+        # Codex runs a hooks.json handler only once the user trusted it (/hooks), recorded
+        # in config.toml as hooks.state."<path>:<event>:<group>:<handler>".trusted_hash.
+        trusted = _codex_trusted(home)
+        keys = [f"{path}:{_snake(e)}:{gi}:{hi}" for e, v in ours.items() for gi, hi, _ in v]
+        untrusted = [k for k in keys if k not in trusted and os.path.realpath(k.split(":")[0]) + k[len(k.split(":")[0]):] not in trusted]
+        if untrusted:
+            out.append((False, f"codex: {len(untrusted)} of our hooks not trusted yet, so Codex skips them; "
+                               "start `codex`, type /hooks and approve them"))
+        else:
+            out.append((True, "codex: our hooks are trusted (re-approve in /hooks after any reinstall)"))
+    cfg = os.path.join(home, "config.toml")
+    try:
+        import tomllib
+
+        with open(cfg, "rb") as f:
+            notify = tomllib.load(f).get("notify")
+        if isinstance(notify, list) and any(install.MARK in str(a) for a in notify):
+            out.append((True, "codex: notify runs jevlin-hooks (turns are counted once with hooks)"))
+    except (OSError, ValueError):
+        pass
+
+
+def _codex_trusted(home: str) -> set[str]:
+    try:
+        import tomllib
+
+        with open(os.path.join(home, "config.toml"), "rb") as f:
+            state = (tomllib.load(f).get("hooks") or {}).get("state") or {}
+    except (OSError, ValueError):
+        return set()
+    return {k for k, v in state.items() if isinstance(v, dict) and v.get("trusted_hash")}
+
+
+def check_cursor(out: list[tuple[bool, str]]) -> None:
+    path = install.cursor_hooks_path(None)
+    if not (shutil.which("cursor") or os.path.isdir(os.path.dirname(path))):
+        return
+    data = _load_json(path)
+    if data == "unreadable":
+        out.append((False, f"cursor: {path} is not valid JSON; fix it, then `jevlin-hooks install --harness cursor`"))
+        return
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    ours = [e for e, hs in (hooks or {}).items() if isinstance(hs, list) and any(install._is_ours(h) for h in hs)]
+    if not ours:
+        out.append((False, "cursor: found, hooks not installed; run `jevlin-hooks install --harness cursor`"))
+        return
+    out.append((True, f"cursor: hooks installed for {len(ours)} events in {path}"))
+    claude = _ours_in_grouped(_load_json(install.claude_settings_path(None)))
+    if claude:
+        out.append((True, "cursor: with Cursor's third-party hooks on, your ~/.claude hooks see Cursor's events too; "
+                          "those copies are recognised and counted once"))
+
+
+def check_home(home: str, out: list[tuple[bool, str]]) -> None:
+    from jevlin_hooks.daemon import control
+    from jevlin_hooks.daemon import status as dstatus
+    from jevlin_hooks.privacy import ids
+
+    try:
+        cfg = config.load(home, use_cache=False)
+    except config.ConfigError as exc:
+        out.append((False, f"config: {os.path.join(home, 'config.toml')}: {exc}; fix it (see config.example.toml)"))
+        cfg = config.defaults()
+    if not config.trace_on(cfg):
+        out.append((True, "trace is off: nothing is recorded or sent (JEVLIN_TRACE / trace = \"off\")"))
+    key = os.path.join(home, "state", "key")
+    try:
+        st = os.lstat(key)
+        if not stat.S_ISREG(st.st_mode) or st.st_mode & 0o077:
+            out.append((False, f"key: {key} is readable by others; run `chmod 600 {key}`"))
+        else:
+            ids.load_key(home, create=False)
+            out.append((True, "key: present, 0600"))
+    except FileNotFoundError:
+        out.append((True, "key: not created yet (the first SessionStart creates it)"))
+    except ids.KeyError_ as exc:
+        out.append((False, f"key: {exc}"))
+    pid = control.running_pid(home)
+    if pid:
+        out.append((True, f"daemon: running (pid {pid})"))
+    elif cfg["daemon"]["autostart"]:
+        out.append((True, "daemon: not running; the next SessionStart starts it (or `jevlin-hooks daemon start`)"))
+    else:
+        out.append((False, "daemon: not running and autostart is off; run `jevlin-hooks daemon start` "
+                           "or `jevlin-hooks daemon install-service`"))
+    waiting = spool.count(home, "new")
+    age = spool.oldest_age(home)
+    quarantined = spool.count(home, "quarantine")
+    if age is not None and age > 3600 and not pid:
+        out.append((False, f"queue: {waiting} record(s) waiting, oldest {age / 3600:.1f}h; start the daemon"))
+    else:
+        out.append((True, f"queue: {waiting} waiting, {quarantined} quarantined"))
+    if quarantined:
+        out.append((False, f"queue: {quarantined} record(s) in quarantine, reasons beside them in "
+                           f"{os.path.join(home, 'spool', 'quarantine')}"))
+    if os.path.exists(os.path.join(home, "state", "spool_full")):
+        out.append((False, "queue: SPOOL FULL, hooks are dropping new records; start the daemon or raise [spool] max_mb"))
+    dst = dstatus.load(home)
+    if dst.get("last_error") and (dst.get("last_error_at") or 0) > (dst.get("last_success") or 0):
+        out.append((False, f"delivery: failing: {dst['last_error']}; check [ship] endpoint and key"))
+    errors = [e for e in log.tail(home, "hook.log", 50) if e[:10] == time.strftime("%Y-%m-%d", time.gmtime())]
+    if errors:
+        out.append((False, f"hooks: {len(errors)} failure(s) logged today in {os.path.join(home, 'logs', 'hook.log')}"))
+
+
+def run() -> int:
+    home = paths.home()
+    out: list[tuple[bool, str]] = []
+    check_claude(out)
+    check_codex(out)
+    check_cursor(out)
+    if not out:
+        out.append((False, "no coding agent found (claude, codex, cursor); install one, then `jevlin-hooks install`"))
+    check_home(home, out)
+    for ok, line in out:
+        print(("ok  " if ok else "!!  ") + line)
+    return 0 if all(ok for ok, _ in out) else 1

@@ -1,0 +1,162 @@
+"""Cursor hook payloads -> normalized events, and the answer each event expects on stdout.
+
+Cursor cannot run here: this follows its documented fields (shared/reference/README.md).
+Thread = ``conversation_id`` (one lineage file per conversation), turn = ``generation_id``.
+A search may be described by several events (preToolUse + beforeShellExecution, or
+preToolUse + beforeMCPExecution, and their after* twins): each carries a ``call_key`` built
+from what the events share (the command, or the MCP tool and its input), and the engine
+counts a call once whichever of them arrive. History comes from afterAgentResponse (and an
+``agent_message`` field where one is present).
+"""
+
+from __future__ import annotations
+
+from jevlin_hooks import searchmatch
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+NAME = "cursor"
+
+_KINDS = {
+    "sessionStart": "session_start",
+    "sessionEnd": "session_end",
+    "beforeSubmitPrompt": "prompt",
+    "preToolUse": "pre_tool",
+    "postToolUse": "post_tool",
+    "postToolUseFailure": "tool_failed",
+    "beforeShellExecution": "pre_tool",
+    "afterShellExecution": "post_tool",
+    "beforeMCPExecution": "pre_tool",
+    "afterMCPExecution": "post_tool",
+    "afterAgentResponse": "agent_text",
+    "afterAgentThought": "other",
+    "preCompact": "pre_compact",
+    "subagentStart": "subagent_start",
+    "subagentStop": "subagent_stop",
+    "stop": "stop",
+}
+_ALLOW = ('{"permission":"allow"}',)
+_ANSWERS = {
+    "beforeShellExecution": _ALLOW,
+    "beforeMCPExecution": _ALLOW,
+    "preToolUse": _ALLOW,
+    "beforeReadFile": _ALLOW,
+    "beforeSubmitPrompt": ('{"continue":true}',),
+}
+
+
+def answer(payload: Any) -> list[str]:
+    """The neutral answer: allow, continue, or ``{}``. Never a followup_message."""
+    name = payload.get("hook_event_name") if isinstance(payload, dict) else None
+    return list(_ANSWERS.get(name, ("{}",)))  # type: ignore[arg-type]
+
+
+def _s(d: dict[str, Any], key: str) -> str | None:
+    v = d.get(key)
+    return v if isinstance(v, str) and v else None
+
+
+def _mcp_name(tool: str) -> str:
+    return tool if tool.startswith("MCP:") else f"MCP:{tool}"
+
+
+def _tool_call(name: str, payload: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
+    """Tool name, query, command and call key of a tool event, whichever event shape it is."""
+    search_cfg = cfg.get("search", {})
+    if name in ("beforeShellExecution", "afterShellExecution"):
+        command = _s(payload, "command") or ""
+        return {"tool_name": "Shell", "command": command, "call_key": f"shell:{command}",
+                "search": searchmatch.match_shell(command, search_cfg.get("shell_commands", []))}
+    if name in ("beforeMCPExecution", "afterMCPExecution"):
+        tool = _mcp_name(_s(payload, "tool_name") or "")
+        tool_input = payload.get("tool_input")
+        query = _classify_mcp(tool, tool_input, search_cfg)
+        return {"tool_name": tool, "call_key": f"mcp:{tool}:{_canon(tool_input)}", "search": query}
+    tool = _s(payload, "tool_name") or ""
+    tool_input = payload.get("tool_input")
+    if tool in ("Shell", "shell", "run_terminal_cmd"):
+        command = searchmatch.shell_command(tool_input)
+        return {"tool_name": "Shell", "command": command, "call_key": f"shell:{command}",
+                "search": searchmatch.match_shell(command, search_cfg.get("shell_commands", []))}
+    if tool.startswith("MCP:"):
+        return {"tool_name": tool, "call_key": f"mcp:{tool}:{_canon(tool_input)}",
+                "search": _classify_mcp(tool, tool_input, search_cfg)}
+    return {"tool_name": tool, "call_key": None, "search": searchmatch.classify(tool, tool_input, search_cfg)}
+
+
+def _classify_mcp(tool: str, tool_input: Any, search_cfg: dict[str, Any]) -> str | None:
+    bare = tool[4:]
+    for pattern in search_cfg.get("tools", ()):
+        if searchmatch.glob(pattern, tool) or searchmatch.glob(pattern, bare):
+            return searchmatch.tool_query(tool_input)
+    return None
+
+
+def _canon(value: Any) -> str:
+    """The same tool input, whether an event sent it as JSON text or as an object."""
+    from jevlin_hooks import fastjson
+
+    if isinstance(value, str):
+        try:
+            value = fastjson.loads(value)
+        except ValueError:
+            return value
+    try:
+        return fastjson.dumps(value, sort_keys=True)
+    except (TypeError, ValueError):
+        return ""
+
+
+def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] | None:
+    if not isinstance(payload, dict):
+        return None
+    name = payload.get("hook_event_name")
+    kind = _KINDS.get(name)  # type: ignore[arg-type]
+    conv = _s(payload, "conversation_id") or (_s(payload, "session_id") if name == "sessionStart" else None)
+    if kind is None or conv is None or kind == "other":
+        return None
+    roots = payload.get("workspace_roots")
+    ev: dict[str, Any] = {
+        "kind": kind,
+        "now": now,
+        "session_id": conv,
+        "turn_id": _s(payload, "generation_id"),
+        "agent_id": None,
+        "parent_conversation_id": _s(payload, "parent_conversation_id"),
+        "cwd": roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None,
+        "transcript_path": _s(payload, "transcript_path"),
+        "model": _s(payload, "model"),
+    }
+    if kind == "session_start":
+        ev["source"] = "startup"
+    elif kind == "prompt":
+        ev["prompt"] = payload.get("prompt") if isinstance(payload.get("prompt"), str) else ""
+    elif kind in ("pre_tool", "post_tool", "tool_failed"):
+        ev.update(_tool_call(name, payload, cfg))  # type: ignore[arg-type]
+        ev["tool_use_id"] = _s(payload, "tool_use_id")
+        dur = payload.get("duration")
+        if isinstance(dur, (int, float)) and not isinstance(dur, bool) and dur >= 0:
+            ev["duration_ms"] = int(dur)
+        if kind == "tool_failed":
+            ev["status"] = "error"
+        elif kind == "post_tool":
+            out = payload.get("output", payload.get("tool_output", payload.get("result_json")))
+            ev["status"] = "empty" if isinstance(out, str) and not out.strip() else "ok"
+    elif kind == "agent_text":
+        text = payload.get("text")
+        ev["text"] = text if isinstance(text, str) else ""
+    elif kind == "subagent_start":
+        ev["agent_id"] = _s(payload, "subagent_id")
+        ev["agent_type"] = _s(payload, "subagent_type")
+        ev["parent_call"] = _s(payload, "tool_call_id")
+    elif kind == "subagent_stop":
+        ev["agent_id"] = _s(payload, "subagent_id")
+    elif kind == "stop":
+        status = _s(payload, "status") or "completed"
+        ev["status"] = status
+        ev["last_message"] = None
+    if kind in ("pre_tool", "post_tool") and isinstance(payload.get("agent_message"), str):
+        ev["agent_message"] = payload["agent_message"]
+    return ev

@@ -1,0 +1,123 @@
+"""A scripted OpenAI Responses API on 127.0.0.1 for driving the real Codex offline.
+
+``decide(request_body) -> list[item]``: items are ``{"type": "message", "text": ...}`` or
+``{"type": "function_call", "name": "exec_command", "arguments": {...}}`` (call ids are assigned
+here, unique per server). Answers stream as SSE: response.created, output_item.added/done,
+output_text.delta, response.completed with usage.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+_ids = itertools.count(1)
+
+
+def input_text(body: dict[str, Any]) -> str:
+    return json.dumps(body.get("input") or [])
+
+
+def last_user_text(body: dict[str, Any]) -> str:
+    for item in reversed(body.get("input") or []):
+        if item.get("type") == "message" and item.get("role") == "user":
+            return "".join(c.get("text", "") for c in item.get("content") or [] if isinstance(c, dict))
+    return ""
+
+
+def function_outputs(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The function_call_output items after the last user message (this turn's tool results)."""
+    items = body.get("input") or []
+    out = []
+    for item in reversed(items):
+        if item.get("type") == "message" and item.get("role") == "user":
+            break
+        if item.get("type") == "function_call_output":
+            out.append(item)
+    return list(reversed(out))
+
+
+class FakeResponses:
+    def __init__(self, decide: Callable[[dict[str, Any]], list[dict[str, Any]]], prefix: str = "cx",
+                 usage: int = 100) -> None:
+        self.decide = decide
+        self.prefix = prefix
+        self.usage = usage
+        self.requests: list[dict[str, Any]] = []
+        self.call_ids: list[str] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *a: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                data = json.dumps({"data": [], "models": []}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_POST(self) -> None:
+                n = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(n)
+                if self.headers.get("Content-Encoding") == "zstd":
+                    raw = b"{}"
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError:
+                    body = {}
+                outer.requests.append(body)
+                items = outer.decide(body)
+                rid = f"resp_{outer.prefix}_{next(_ids)}"
+                events: list[dict[str, Any]] = [{"type": "response.created", "response": {"id": rid}}]
+                for i, it in enumerate(items):
+                    if it["type"] == "message":
+                        mid = f"msg_{outer.prefix}_{next(_ids)}"
+                        item = {"type": "message", "id": mid, "role": "assistant", "status": "completed",
+                                "content": [{"type": "output_text", "text": it["text"], "annotations": []}]}
+                        events.append({"type": "response.output_item.added", "output_index": i,
+                                       "item": {**item, "content": [], "status": "in_progress"}})
+                        events.append({"type": "response.output_text.delta", "item_id": mid, "output_index": i,
+                                       "content_index": 0, "delta": it["text"]})
+                        events.append({"type": "response.output_item.done", "output_index": i, "item": item})
+                    else:
+                        cid = f"call_{outer.prefix}_{next(_ids):04d}"
+                        outer.call_ids.append(cid)
+                        item = {"type": "function_call", "id": f"fc_{cid}", "call_id": cid, "name": it["name"],
+                                "arguments": json.dumps(it["arguments"]), "status": "completed"}
+                        if it.get("namespace"):
+                            item["namespace"] = it["namespace"]
+                        events.append({"type": "response.output_item.added", "output_index": i, "item": item})
+                        events.append({"type": "response.output_item.done", "output_index": i, "item": item})
+                u = outer.usage
+                events.append({"type": "response.completed", "response": {
+                    "id": rid, "usage": {"input_tokens": u, "input_tokens_details": {"cached_tokens": 0},
+                                         "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 0},
+                                         "total_tokens": u + 20}}})
+                payload = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> FakeResponses:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.server.shutdown()
+        self.server.server_close()
