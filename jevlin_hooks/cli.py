@@ -35,9 +35,17 @@ def _main(args: list[str]) -> int:
     sub = parser.add_subparsers(dest="cmd", required=True)
     sub.add_parser("context", help="print this search's trace context as JSON (read-only)")
     sub.add_parser("status", help="threads, queue and recent hook errors on one screen")
+    th = sub.add_parser("threads", help="one row per thread in the local store, newest first")
+    th.add_argument("--harness", choices=["claude-code", "codex", "cursor"])
+    th.add_argument("--since", help="only threads active since: 30m, 2h, 7d, 1w or an ISO date")
+    th.add_argument("--json", action="store_true")
+    one = sub.add_parser("thread", help="a thread read back as the path the agent took")
+    one.add_argument("id", help="the thread id, or enough of its start to be unique")
+    one.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page")
+    sm = sub.add_parser("summarize", help="a thread as stable JSON, to diff two runs of a task")
+    sm.add_argument("id")
     sub.add_parser("doctor", help="is everything installed, and will the hooks actually run? one line per finding")
-    demo = sub.add_parser("demo", help="replay bundled real agent sessions and show the result")
-    demo.add_argument("--keep", action="store_true", help="keep the temporary JEVLIN_HOME")
+    sub.add_parser("demo", help="real agent sessions through hooks, queue, daemon and local store, then the views")
     for name in ("install", "uninstall"):
         p = sub.add_parser(name, help=f"{name} our hooks in a harness's config")
         p.add_argument("--harness", default="claude-code", choices=["claude-code", "codex", "cursor", "all"])
@@ -72,6 +80,8 @@ def _main(args: list[str]) -> int:
         from jevlin_hooks import context
 
         return context.main()
+    if ns.cmd in ("threads", "thread", "summarize"):
+        return _trajectory(ns)
     if ns.cmd == "doctor":
         from jevlin_hooks import doctor
 
@@ -83,7 +93,7 @@ def _main(args: list[str]) -> int:
     if ns.cmd == "demo":
         from jevlin_hooks import demo
 
-        return demo.main(keep=ns.keep)
+        return demo.main()
     if ns.cmd in ("install", "uninstall"):
         return _install(ns)
     if ns.cmd == "scrub":
@@ -100,6 +110,45 @@ def _main(args: list[str]) -> int:
         from jevlin_hooks.hook import main as hook_main
 
         hook_main(ns.harness)
+    return 0
+
+
+def _trajectory(ns: Any) -> int:
+    import json
+
+    from jevlin_hooks import paths, trajectory
+
+    threads = trajectory.build(trajectory.load_records(paths.home()))
+    if ns.cmd == "threads":
+        try:
+            since = trajectory.parse_since(ns.since) if ns.since else None
+        except ValueError as exc:
+            return _fail(str(exc))
+        table = trajectory.rows(threads, ns.harness, since)
+        print(json.dumps(table, indent=2) if ns.json else trajectory.render_rows(table))
+        return 0
+    try:
+        th = trajectory.find(threads, ns.id)
+    except LookupError as exc:
+        return _fail(str(exc))
+    if ns.cmd == "summarize":
+        print(json.dumps(trajectory.summarize(th), indent=2, sort_keys=True))
+        return 0
+    width = 80
+    try:
+        width = max(60, min(120, os.get_terminal_size().columns)) if sys.stdout.isatty() else 80
+    except OSError:
+        pass
+    print(trajectory.render_text(th, width))
+    if ns.html:
+        from jevlin_hooks import trajectory_html
+
+        try:
+            with open(ns.html, "w", encoding="utf-8") as f:
+                f.write(trajectory_html.render(th))
+        except OSError as exc:
+            return _fail(f"cannot write {ns.html}: {exc.strerror or exc}")
+        print(f"\nwrote {os.path.abspath(ns.html)}")
     return 0
 
 

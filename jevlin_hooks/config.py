@@ -30,7 +30,7 @@ def defaults() -> dict[str, Any]:
             "tools": ["WebSearch", "web_search", "mcp__jevlin__*"],
         },
         "daemon": {"autostart": True, "batch_size": 500, "batch_bytes": 1048576, "backoff_max_s": 300.0,
-                   "rescan_s": 5.0},
+                   "rescan_s": 5.0, "abandon_after_s": 3600.0},
         "spool": {"max_mb": 512},
         "privacy": {"disabled_rules": []},
     }
@@ -54,6 +54,7 @@ _TYPES: dict[tuple[str, ...], type | tuple[type, ...]] = {
     ("daemon", "batch_bytes"): int,
     ("daemon", "backoff_max_s"): (int, float),
     ("daemon", "rescan_s"): (int, float),
+    ("daemon", "abandon_after_s"): (int, float),
     ("spool", "max_mb"): (int, float),
     ("privacy", "disabled_rules"): list,
 }

@@ -1,86 +1,36 @@
-"""``jevlin-hooks demo``: real Claude Code sessions through the real hooks, in a scratch home.
+"""``jevlin-hooks demo``: real sessions through the whole path, in a scratch home.
 
-The bundled sessions were captured from Claude Code 2.1.328 (hook payloads and transcripts).
-Their "search" is a probe script standing in for ``jevlin search``, so the demo's config
-also counts that script as a search command.
+Claude Code 2.1.328 and Codex 0.169.0 sessions, captured from the real programs (hook payloads
+and transcripts, bundled in the package), go through the real hook entry point (one process per
+event, as the agents run it) -> the queue -> the daemon, drained once, scrubbing and hashing ->
+the local SQLite store -> the trajectory views. The captured sessions' "search" is a probe
+script standing in for ``jevlin search``, so the demo's config counts that script as a search.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import tempfile
 import time
 
-from jevlin_hooks import lineage, replay, spool
+from jevlin_hooks import replay, spool, trajectory, trajectory_html
 
-SCENARIOS = ("basic", "resume", "compact", "subagent", "autocompact", "failures", "interrupt", "apierror")
+CLAUDE = ("basic", "resume", "compact", "subagent", "autocompact", "failures", "interrupt", "apierror")
+CODEX = ("basic", "resume", "compact", "subagent", "interrupt", "failures")
 DEMO_CONFIG = """\
 trace = "on"
 [miner]
 turn_end = true
+[ship]
+sink = "local"
 [search]
 shell_commands = ["jevlin search", "/opt/probe/tool_probe.sh"]
-tools = ["WebSearch", "web_search", "mcp__jevlin__*"]
 [daemon]
 autostart = false
 """
 
 
-def _short(raw: str | None) -> str:
-    return (raw or "-")[:8]
-
-
-def _clip(text: str, n: int = 60) -> str:
-    text = " ".join((text or "").split())
-    return text if len(text) <= n else text[: n - 1] + "\u2026"
-
-
-def render(home: str) -> list[str]:
-    out: list[str] = []
-    records = spool.read_all(home)
-    searches = [r for r in records if r.get("kind") == "search"]
-    for name in lineage.list_names(home):
-        st = lineage.read(home, name)
-        if not st:
-            continue
-        out.append(
-            f"thread {_short(st['session_id'])}  {st['harness']}  sources {','.join(st['sources']) or '-'}"
-            f"  windows {st['window'] + 1}  searches {st['searches']}  status {st['status']}"
-        )
-        for t in st["turns"]:
-            tok = t.get("tokens") or {}
-            out.append(
-                f"  turn {_short(t['id'])}  window {t['window']}  {t['outcome']:<11} tools {','.join(t['tools']) or '-'}"
-                f"  searches {t['searches']}  tokens in/out {tok.get('input', 0)}/{tok.get('output', 0)}"
-            )
-            for r in searches:
-                if r["turn_id"] == t["id"] and r["parent_session_id"] is None and r["session_id"] == st["session_id"]:
-                    out.append(
-                        f"    search seq {r['seq']}  {r['status']:<11} {r['duration_ms']} ms  query {_clip(r['query'], 40)!r}"
-                    )
-                    out.append(f"      history: {_clip(r['history']) or '(none before the call)'!r}")
-        for aid, a in st["agents"].items():
-            if not a.get("searches"):
-                continue
-            out.append(f"  subagent {_short(aid)} ({a.get('agent_type') or '?'}) parent thread {_short(st['session_id'])}")
-            for r in searches:
-                if r["session_id"] == aid:
-                    out.append(f"    search seq {r['seq']}  {r['status']:<11} query {_clip(r['query'], 40)!r}")
-    kinds: dict[str, int] = {}
-    for r in records:
-        kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
-    out.append("")
-    out.append(f"queued records: {len(records)} ({', '.join(f'{v} {k}' for k, v in sorted(kinds.items()))})"
-               f" in {os.path.join(home, 'spool', 'new')}")
-    if searches:
-        out.append("one of them, as queued (raw: scrubbing and hashing happen before anything is sent):")
-        out.append(json.dumps(searches[0], indent=2)[:2000])
-    return out
-
-
-def main(keep: bool = False) -> int:
+def main(keep: bool = True) -> int:
     root = tempfile.mkdtemp(prefix="jevlin-demo-")
     home = os.path.join(root, "home")
     os.makedirs(home, mode=0o700)
@@ -88,21 +38,49 @@ def main(keep: bool = False) -> int:
         f.write(DEMO_CONFIG)
     t0 = time.monotonic()
     n = 0
-    try:
-        for scenario in SCENARIOS:
-            results = replay.replay(home, scenario, os.path.join(root, "transcripts"))
+    for harness, scenarios in (("claude-code", CLAUDE), ("codex", CODEX)):
+        for scenario in scenarios:
+            results = replay.replay(home, scenario, os.path.join(root, "transcripts", harness), harness)
             n += len(results)
             bad = [r for r in results if r.returncode != 0 or r.stdout]
             if bad:
-                print(f"hook misbehaved in {scenario}: exit {bad[0].returncode}")
+                print(f"a hook misbehaved in {harness}/{scenario}: exit {bad[0].returncode}")
                 return 1
-        took = time.monotonic() - t0
-        print(f"replayed {n} real Claude Code 2.1.328 hook events ({len(SCENARIOS)} scenarios) through "
-              f"{replay.ENTRY} in {took:.1f}s; every hook exited 0 and printed nothing\n")
-        print("\n".join(render(home)))
-        if keep:
-            print(f"\nkept: JEVLIN_HOME={home}")
-        return 0
-    finally:
-        if not keep:
-            shutil.rmtree(root, ignore_errors=True)
+    hooks_took = time.monotonic() - t0
+    queued = spool.count(home, "new")
+    os.environ["JEVLIN_HOME"] = home
+    from jevlin_hooks.daemon.service import Daemon
+
+    t1 = time.monotonic()
+    Daemon(home, once=True).run()
+    daemon_took = time.monotonic() - t1
+    left = spool.count(home, "new") + spool.count(home, "cur")
+    print(f"1. hooks: {n} real hook events ({len(CLAUDE)} Claude Code 2.1.328 and {len(CODEX)} Codex 0.169.0 "
+          f"sessions) through {replay.ENTRY}, one process each, in {hooks_took:.1f}s; every hook exited 0 and "
+          f"printed nothing")
+    print(f"2. queue: {queued} records in {os.path.join(home, 'spool')}")
+    print(f"3. daemon: drained once in {daemon_took:.1f}s (scrubbed, ids hashed) into {os.path.join(home, 'traces.db')}; "
+          f"{left} left")
+    threads = trajectory.build(trajectory.load_records(home))
+    print("\n$ jevlin-hooks threads")
+    print(trajectory.render_rows(trajectory.rows(threads)))
+    # the richest thread: the one with the most turns, then searches
+    best = max(trajectory.roots(threads), key=lambda t: (len(t.turns), len(t.all_searches())))
+    print(f"\n$ jevlin-hooks thread {best.id[:8]}")
+    print(trajectory.render_text(best))
+    page = os.path.join(root, f"thread-{best.id[:8]}.html")
+    with open(page, "w", encoding="utf-8") as f:
+        f.write(trajectory_html.render(best))
+    sub = next((t for t in trajectory.roots(threads) if any(c for x in t.turns for c in x.children)), None)
+    if sub is not None:
+        sub_page = os.path.join(root, f"thread-{sub.id[:8]}.html")
+        with open(sub_page, "w", encoding="utf-8") as f:
+            f.write(trajectory_html.render(sub))
+    if sub is not None and sub is not best:
+        print(f"\n$ jevlin-hooks thread {sub.id[:8]}")
+        print(trajectory.render_text(sub))
+    print(f"\nHTML: {page}")
+    if sub is not None:
+        print(f"      {sub_page} (a thread with a subagent)")
+    print(f"Explore: JEVLIN_HOME={home} jevlin-hooks threads | thread ID | summarize ID")
+    return 0

@@ -96,6 +96,8 @@ def _agent(state: dict[str, Any], ev: dict[str, Any], create: bool = True) -> di
             "window": 0,
             "turn_id": ev.get("turn_id"),
             "parent_call": state.get("last_agent_call"),
+            # the root turn under way when it started: its searches count toward that turn
+            "parent_turn": (state.get("turn") or {}).get("id"),
             "tools": [],
             "searches": 0,
             "ended": None,
@@ -160,6 +162,7 @@ def _search_record(
         "turn_id": p.get("turn_id"),
         "call_id": p["call_id"],
         "parent_session_id": state["session_id"] if agent else state.get("parent_session_id"),
+        "parent_call_id": (state["agents"].get(agent) or {}).get("parent_call") if agent else state.get("parent_call"),
         "window": p["window"],
         "seq": p["seq"],
         "history": history or "",
@@ -248,7 +251,7 @@ def _close_turn(
             "session_id": state["session_id"],
             "turn_id": turn["id"],
             "parent_session_id": None,
-            "window": turn["window"],
+            "window": state["window"],  # where the turn ended: a compaction inside it shows
             "prompt": turn.get("prompt") or "",
             "final_message": final or "",
             "tools": turn["tools"],
@@ -451,7 +454,9 @@ def apply(
     if kind == "subagent_start":
         if ev.get("agent_id") in state["agents"]:
             return state, records
-        _agent(state, ev)
+        agent = _agent(state, ev)
+        if agent is not None and ev.get("parent_call"):
+            agent["parent_call"] = ev["parent_call"]  # Cursor names the spawning call itself
         return state, records
 
     if kind == "subagent_stop":
@@ -531,7 +536,8 @@ def _register_search(
     if agent is not None:
         agent["searches"] += 1
         by_turn = agent.setdefault("searches_by_turn", {})
-        by_turn[tid or ""] = by_turn.get(tid or "", 0) + 1
+        owner = agent.get("parent_turn") or tid or ""
+        by_turn[owner] = by_turn.get(owner, 0) + 1
     elif turn is not None:
         turn["searches"] += 1
     state["pending"][key] = {
@@ -558,9 +564,16 @@ def close_stale(
     """Close what a crashed agent left open: pending searches and the turn, as abandoned."""
     if now - state.get("updated", now) < max_age:
         return []
+    if state["turn"] is None and not state["pending"]:
+        return []
     ev = {"kind": "session_end", "now": now, "session_id": state["session_id"]}
-    records = []
+    records = _close_pending(state, list(state["pending"]), "abandoned", now, history_for)
     if state["turn"] is not None:
         records += _close_turn(state, ev, cfg, "abandoned", history_for)
-    records += _close_pending(state, list(state["pending"]), "abandoned", now, history_for)
+    for a in state["agents"].values():
+        if a["status"] != "ended":
+            a["status"] = "abandoned"
+            a["ended"] = now
+    state["status"] = "abandoned"
+    state["updated"] = now
     return records

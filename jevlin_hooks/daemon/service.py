@@ -67,6 +67,7 @@ class Daemon:
         self.observer: Any = None
         self.sending = False
         self.backlog: list[str] = []  # oldest-first names listed once, claimed over several batches
+        self.last_sweep = 0.0
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -168,6 +169,7 @@ class Daemon:
                 self._wait(self.cfg["daemon"]["rescan_s"])
                 continue
             self._check_size()
+            self._sweep()
             now = time.time()
             if now < self.next_try:
                 self._save_status()
@@ -283,6 +285,52 @@ class Daemon:
             self.next_try = 0.0
             self.st["next_retry"] = None
             self.inflight = []
+
+    def _sweep(self) -> None:
+        """Close what crashed agents left open: a session with a turn or call still open and no
+        event for `abandon_after_s` ends as abandoned (its records queued like any other)."""
+        now = time.time()
+        if now - self.last_sweep < 600 and not (self.once and self.last_sweep == 0):
+            return
+        self.last_sweep = now
+        from jevlin_hooks import engine, lineage, transcript
+
+        max_age = float(self.cfg["daemon"]["abandon_after_s"])
+        sdir = os.path.join(self.home, "sessions")
+        try:
+            entries = [e for e in os.scandir(sdir) if e.name.endswith(".json")]
+        except OSError:
+            return
+        for e in entries:
+            try:
+                if now - e.stat(follow_symlinks=False).st_mtime < max_age:
+                    continue
+            except OSError:
+                continue
+            state = lineage.read(self.home, e.name[:-5])
+            if not state or (state.get("turn") is None and not state.get("pending")):
+                continue
+            harness = state.get("harness", "")
+
+            def history_for(p: dict[str, Any], harness: str = harness) -> str | None:
+                if harness != "claude-code" or not p.get("transcript_path") or not p.get("call_id"):
+                    return None
+                try:
+                    return transcript.history(p["transcript_path"], p["call_id"])
+                except OSError:
+                    return None
+
+            def transition(st: dict[str, Any] | None) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+                if st is None:
+                    return None, []
+                recs = engine.close_stale(st, self.cfg, time.time(), max_age, history_for)
+                return (st if recs or st.get("status") == "abandoned" else None), recs
+
+            try:
+                lineage.update(self.home, harness, state["session_id"], transition)
+                log.write(self.home, "daemon.log", f"closed an abandoned {harness} session")
+            except (OSError, KeyError):
+                continue
 
     def _check_size(self) -> None:
         now = time.time()

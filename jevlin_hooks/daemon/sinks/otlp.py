@@ -80,6 +80,7 @@ def span(rec: dict[str, Any]) -> dict[str, Any]:
                 ("gen_ai.tool.call.id", rec.get("call_id")),
                 ("gen_ai.request.model", meta.get("model")),
                 ("gen_ai.agent.id", rec["session_id"] if rec.get("parent_session_id") else None),
+                ("jevlin.parent_call.id", rec.get("parent_call_id")),
                 ("jevlin.seq", rec.get("seq")),
                 ("jevlin.search.query", rec.get("query")),
                 ("jevlin.search.status", rec.get("status")),

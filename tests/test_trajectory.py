@@ -1,0 +1,178 @@
+"""Trajectories from replayed real sessions: hooks -> queue -> daemon -> local store -> views."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import PROBE_CONFIG, run
+
+from jevlin_hooks import replay, trajectory
+from jevlin_hooks.privacy import ids
+
+S_MAIN = "0f3b5964-7452-4415-a237-0a07ecc7cd2f"
+S_AUTO = "8793927a-f8f1-4733-9a41-1ea77335790a"
+S_SUB = "46b63523-cea3-410f-9fb7-a35b0f221dea"
+S_INT = "2a09bcbb-9d58-490d-ac64-42adc994f201"
+S_CX_SUB = "01a22c39-07b3-7fa3-8cd2-43da842c95d8"
+
+
+def drain(home: str) -> None:
+    subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "daemon", "run", "--once"],
+                   env={**os.environ, "JEVLIN_HOME": home}, check=True, capture_output=True, timeout=120)
+
+
+def cli(home: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", *args], env={**os.environ, "JEVLIN_HOME": home},
+                          capture_output=True, text=True, timeout=60)
+
+
+def build_home(home: str, tmp, claude=("basic", "resume", "compact", "autocompact", "subagent", "interrupt"),
+               codex=("subagent",)) -> dict[str, trajectory.Thread]:
+    for s in claude:
+        for p in replay.replay(home, s, str(tmp / "t"), "claude-code"):
+            assert p.returncode == 0
+    for s in codex:
+        for p in replay.replay(home, s, str(tmp / "tc"), "codex"):
+            assert p.returncode == 0
+    drain(home)
+    return trajectory.build(trajectory.load_records(home))
+
+
+@pytest.fixture
+def store(probe_home, tmp_path):
+    return probe_home, build_home(probe_home, tmp_path)
+
+
+def h(home: str, raw: str) -> str:
+    return ids.hash_id(raw, ids.load_key(home, create=False))
+
+
+def test_threads_table(store):
+    home, threads = store
+    rows = {r["thread"]: r for r in trajectory.rows(threads)}
+    main = rows[h(home, S_MAIN)]
+    assert main["harness"] == "claude-code" and main["turns"] == 2 and main["searches"] == 2
+    assert main["first_asked"] == "search for httpx retry docs" and main["tokens"]["input"] == 400
+    assert rows[h(home, S_AUTO)]["windows"] == 2
+    sub = rows[h(home, S_SUB)]
+    assert sub["subagents"] == 1 and sub["searches"] == 1
+    assert h(home, "a5394befcf3c9d979") not in rows, "a subagent is shown under its parent, not as a thread"
+    assert rows[h(home, S_CX_SUB)]["harness"] == "codex" and rows[h(home, S_CX_SUB)]["subagents"] == 1
+    p = cli(home, "threads", "--json", "--harness", "codex")
+    assert {r["harness"] for r in json.loads(p.stdout)} == {"codex"}
+    assert json.loads(cli(home, "threads", "--json", "--since", "2099-01-01").stdout) == []
+    assert len(json.loads(cli(home, "threads", "--json", "--since", "1h").stdout)) == len(rows)
+    assert cli(home, "threads", "--since", "yesterday").returncode == 1
+
+
+def test_thread_view_text(store):
+    home, threads = store
+    out = cli(home, "thread", h(home, S_AUTO)[:6]).stdout
+    assert "search #1  Bash  ok  75 ms" in out and "context compacted: window 1" in out
+    assert out.index("search #1") < out.index("context compacted") < out.index("concluded: Done after autocompact.")
+    assert all(len(line) <= 80 for line in out.splitlines())
+    out = cli(home, "thread", h(home, S_SUB)[:8]).stdout
+    assert f"subagent {h(home, 'a5394befcf3c9d979')[:10]} (general-purpose), started by call " \
+           f"{h(home, 'toolu_fake0001')[:10]}" in out
+    assert out.index("asked: please delegate") < out.index("subagent ") < out.index("concluded: Finished")
+    out = cli(home, "thread", h(home, S_INT)[:8]).stdout
+    assert "INTERRUPTED" in out and "turn 1  INTERRUPTED" in out
+    main = cli(home, "thread", h(home, S_MAIN)[:8]).stdout
+    assert "│ Let me search first." in main and main.index("turn 1") < main.index("turn 2")
+    assert cli(home, "thread", "zzzz").returncode == 1
+
+
+def test_stop_failure_turn(probe_home, tmp_path):
+    events = [p for n, p in replay.scenario_events("basic") if "Stop" not in n and "SessionEnd" not in n]
+    failure = next(p for n, p in replay.scenario_events("apierror") if n.endswith("StopFailure.json"))
+    for p in events:
+        run(probe_home, p)
+    run(probe_home, {**failure, "session_id": S_MAIN, "prompt_id": events[-1]["prompt_id"]})
+    drain(probe_home)
+    th = trajectory.find(trajectory.build(trajectory.load_records(probe_home)), h(probe_home, S_MAIN)[:8])
+    assert th.turns[0].outcome == "error"
+    summary = trajectory.summarize(th)
+    assert summary["finished"] is False and {"turn": 1, "outcome": "error"} in summary["errors"]
+    assert "ERROR" in trajectory.render_text(th)
+
+
+def test_abandoned_session_is_closed_by_the_daemon(probe_home, tmp_path):
+    base = {"session_id": "crashed-session", "prompt_id": "t1", "cwd": "/w"}
+    run(probe_home, {**base, "hook_event_name": "UserPromptSubmit", "prompt": "do it"})
+    for i in (1, 2):
+        run(probe_home, {**base, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                         "tool_input": {"command": f"jevlin search q{i}"}, "tool_use_id": f"c{i}"})
+    run(probe_home, {**base, "hook_event_name": "PostToolUse", "tool_name": "Bash",
+                     "tool_input": {"command": "jevlin search q1"}, "tool_use_id": "c1", "tool_response": {"stdout": "r"}})
+    # the agent was killed: no Stop, no SessionEnd. An hour and more passes.
+    path = os.path.join(probe_home, "sessions", "claude-code.crashed-session.json")
+    old = time.time() - 7200
+    state = json.load(open(path))
+    state["updated"] = old
+    json.dump(state, open(path, "w"))
+    os.utime(path, (old, old))
+    drain(probe_home)
+    th = trajectory.find(trajectory.build(trajectory.load_records(probe_home)), h(probe_home, "crashed-session")[:8])
+    assert [s["status"] for s in th.turns[0].searches] == ["ok", "abandoned"]
+    assert th.turns[0].outcome == "abandoned" and th.abandoned() == 2
+    text = trajectory.render_text(th)
+    assert "ABANDONED" in text and "never ended (crash or kill): got as far as 2 search(es)" in text
+    row = trajectory.rows(trajectory.build(trajectory.load_records(probe_home)))[0]
+    assert row["abandoned"] == 2
+
+
+def test_summaries_are_stable_across_runs(tmp_path):
+    out = []
+    for n in (1, 2):
+        home = str(tmp_path / f"h{n}")
+        os.makedirs(home)
+        with open(os.path.join(home, "config.toml"), "w") as f:
+            f.write(PROBE_CONFIG)
+        build_home(home, tmp_path / f"x{n}", claude=("basic", "resume", "subagent"), codex=())
+        threads = trajectory.build(trajectory.load_records(home))
+        sums = sorted(json.dumps(trajectory.summarize(t), sort_keys=True) for t in trajectory.roots(threads))
+        out.append(sums)
+        p = cli(home, "summarize", h(home, S_MAIN)[:8])
+        s = json.loads(p.stdout)
+        assert s["tool_sequence"] == ["Bash", "Bash"] and s["search_count"] == 2 and s["finished"] is True
+        assert s["tokens"]["input"] == 400 and [t["searches"][0]["seq"] for t in s["turns"]] == [1, 2]
+    assert out[0] == out[1], "two runs of the same sessions summarize identically"
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(not CHROMIUM and not os.environ.get("JEVLIN_E2E_REQUIRED"), reason="needs Debian's chromium")
+def test_html_page_in_a_real_browser(store, tmp_path):
+    assert CHROMIUM, "chromium is not installed (./dev test installs it)"
+    home, _ = store
+    page = tmp_path / "sub.html"
+    p = cli(home, "thread", h(home, S_SUB)[:8], "--html", str(page))
+    assert p.returncode == 0 and str(page) in p.stdout
+    html = page.read_text()
+    assert "http://" not in html and "https://" not in html and "<script src" not in html, "self-contained"
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={tmp_path / 'profile'}"]
+    dom = subprocess.run([CHROMIUM, *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120).stdout
+    assert "please delegate the search to a subagent" in dom and "Finished; SUBAGENT_RESULT ok." in dom
+    assert 'class="subagent"' in dom and "general-purpose" in dom and "search #1" in dom
+    shot = tmp_path / "page.png"
+    subprocess.run([CHROMIUM, *flags, f"--screenshot={shot}", "--window-size=1000,800", page.as_uri()],
+                   capture_output=True, timeout=120)
+    assert shot.exists() and shot.stat().st_size > 10_000
+    # a compaction and an interruption, as a person sees them
+    page2 = tmp_path / "auto.html"
+    cli(home, "thread", h(home, S_AUTO)[:8], "--html", str(page2))
+    dom = subprocess.run([CHROMIUM, *flags, "--dump-dom", page2.as_uri()], capture_output=True, text=True, timeout=120).stdout
+    assert "context compacted: window 1" in dom and "2 context window(s)" in dom
+    page3 = tmp_path / "int.html"
+    cli(home, "thread", h(home, S_INT)[:8], "--html", str(page3))
+    dom = subprocess.run([CHROMIUM, *flags, "--dump-dom", page3.as_uri()], capture_output=True, text=True, timeout=120).stdout
+    assert 'data-status="interrupted"' in dom and "INTERRUPTED" in dom
