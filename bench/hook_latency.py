@@ -108,6 +108,22 @@ def main() -> None:
             took.append(run(hook, data, env))
         rows.append((f"hook {name}", floor, took))
 
+    # SessionStart with autostart on while the daemon runs: the check is one non-blocking flock
+    # on state/daemon.lock, which this process holds here as the daemon would.
+    import fcntl
+
+    with open(os.path.join(home, "config.toml"), "w") as f:
+        f.write('[search]\nshell_commands = ["jevlin search"]\n[daemon]\nautostart = true\n')
+    lock = os.open(os.path.join(home, "state", "daemon.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    auto_env = dict(env, JEVLIN_DAEMON_AUTOSTART="1")
+    floor, took = [], []
+    for _ in range(args.n):
+        floor.append(run(floor_cmd, b"", env))
+        took.append(run(hook, json.dumps(ev["SessionStart"]).encode(), auto_env))
+    rows.append(("hook SessionStart+autostart", floor, took))
+    os.close(lock)
+
     # context, from a regular install of this tree in a scratch venv
     venv = os.path.join(tmp, "venv")
     subprocess.run([PY, "-m", "venv", venv], check=True)
