@@ -441,3 +441,16 @@ def test_no_secret_or_raw_id_reaches_any_sink(probe_home, sink, tmp_path):
     for raw in (sid, tid, cid, GH, AWS, PW, "alice", "secret output"):
         assert raw not in text, f"{raw} reached the {sink} sink"
     assert "REDACTED" in text
+
+
+def test_local_store_refuses_a_planted_symlink(home, tmp_path):
+    write_config(home)
+    victim = tmp_path / "victim.db"
+    victim.write_bytes(b"precious")
+    os.symlink(victim, os.path.join(home, "traces.db"))
+    queue(home, 0, 2)
+    p = subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "daemon", "run", "--once"],
+                       env={**os.environ, "JEVLIN_HOME": home}, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1 and "delivery failed" in p.stderr and "stay queued" in p.stderr
+    assert victim.read_bytes() == b"precious"
+    assert spool.count(home, "new") + spool.count(home, "cur") == 2, "not acknowledged: still queued"

@@ -66,6 +66,7 @@ class Daemon:
         self.st = status_file.load(home)
         self.observer: Any = None
         self.sending = False
+        self.failed_once: str | None = None
         self.backlog: list[str] = []  # oldest-first names listed once, claimed over several batches
         self.last_sweep = 0.0
 
@@ -98,6 +99,10 @@ class Daemon:
             except _Abort:
                 log.write(self.home, "daemon.log", f"stopped during a send; {len(self.inflight)} record(s) "
                           "stay in spool/cur and go out after the next start")
+            if self.failed_once:
+                print(f"jevlin-hooks daemon: delivery failed ({self.failed_once}); the records stay queued",
+                      file=sys.stderr)
+                return 1
             return 0
         finally:
             if self.observer is not None:
@@ -277,6 +282,9 @@ class Daemon:
             self.st["next_retry"] = self.next_try
             handled = set(done) | {by_id[r] for r in result.rejected if r in by_id}
             self.inflight = [(n, r) for n, r in self.inflight if n not in handled]
+            if self.once:  # one pass only: what failed stays queued for the next run
+                self.failed_once = result.error or "delivery failed"
+                self.stop.set()
         else:
             if result.error:
                 self.st["last_error"] = result.error

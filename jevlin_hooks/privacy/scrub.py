@@ -75,6 +75,7 @@ _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 _HEX_DIGEST = re.compile(r"^(?:[0-9a-f]{7,12}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{96}|[0-9a-f]{128}|[0-9A-F]{40}|[0-9A-F]{64})$")
 _INTEGRITY = re.compile(r"^(?:sha(?:1|256|384|512)[-:][A-Za-z0-9+/=]{20,}|[a-z0-9.\-/]+@sha256:[0-9a-f]{64})$")
 _VERSIONISH = re.compile(r"^v?\d+(?:[._\-]\d+)+(?:[._\-+][A-Za-z0-9.\-]+)?$")
+_ARTIFACT = re.compile(r"^[a-z][a-z0-9\-]*-\d+(?:\.\d+)+$")  # jjwt-jackson-0.11.2
 
 
 # Checks look at most this much of a value: a 1 MB blob assigned to `token` is redacted whole
@@ -84,7 +85,7 @@ CHECK_LIMIT = 4096
 
 def _placeholder(value: str) -> bool:
     v = value[:CHECK_LIMIT].strip().strip("\"'`")
-    if len(v) < 3:
+    if len(v) < 4 or _ARTIFACT.match(v):
         return True
     low = v.lower()
     if " " in v and value.lstrip().startswith("`"):
@@ -135,16 +136,12 @@ def _random_looking(value: str) -> bool:
     return _entropy(v) >= 3.3 and _ascending_run(v) < 8
 
 
-_FAKE = re.compile(r"[xX*.#]{8}|EXAMPLE|<|\$\{|^\$")
+_FAKE = re.compile(r"([xX*.#])\1{7}|EXAMPLE|<|\$\{|^\$")
 
 
 def looks_fake(value: str) -> bool:
     """Documentation placeholders: ghp_xxxxxxxx, AKIA...EXAMPLE, <your token>, ${TOKEN}, ****."""
-    m = _FAKE.search(value[:CHECK_LIMIT])
-    if m is None:
-        return False
-    hit = m.group()
-    return len(hit) < 8 or len(set(hit)) == 1  # a run of one placeholder character, or a marker
+    return _FAKE.search(value[:CHECK_LIMIT]) is not None
 
 
 # Names that contain a credential word but hold something else: an id, a URL, a file, a size.
@@ -183,6 +180,8 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         if m is not None and rule.name in ("credential-assignment", "credential-xml") and m.group(1) \
                 and not _key_ok(m.group(1)):
             return False
+        if m is not None and rule.name == "credential-assignment" and " " in (m.group(4) or ""):
+            return False  # KEY=`some command`: command substitution, not a value
         return not _placeholder(value)
     if kind == "entropy":
         return _random_looking(value) and (m is None or _key_ok(m.group(1) or ""))
@@ -206,6 +205,8 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         return sum(c.isdigit() for c in value) >= 8
     if kind == "random":
         body = value.split("_", 1)[-1] if "_" in value[:8] else value
+        if _ascending_run(body) >= 10:
+            return False  # ntn_1234567890...: a counting example, not a token
         return any(c.isdigit() for c in body) or len(body) >= 40
     if kind == "userpass":
         user, _, password = value.replace('"', "").partition(":")

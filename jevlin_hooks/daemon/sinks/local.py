@@ -50,10 +50,9 @@ ON CONFLICT(record_id) DO UPDATE SET
 
 
 def connect(path: str) -> sqlite3.Connection:
-    fresh = not os.path.exists(path)
-    if fresh:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-        os.close(fd)
+    # Create it 0600 ourselves, and never open a symlink planted in its place (O_NOFOLLOW).
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    os.close(fd)
     db = sqlite3.connect(path, timeout=30)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
