@@ -79,6 +79,12 @@ def main(keep: bool = True) -> int:
     if sub is not None and sub is not best:
         print(f"\n$ jevlin-hooks thread {sub.id[:8]}")
         print(trajectory.render_text(sub))
+    sample = next((s for s in best.searches if s.get("history")), best.searches[0] if best.searches else None)
+    if sample is not None:
+        import json
+
+        print("\none search record as the local store received it (ids hashed, text scrubbed):")
+        print(json.dumps(sample, indent=2, sort_keys=True))
     print(f"\nHTML: {page}")
     if sub is not None:
         print(f"      {sub_page} (a thread with a subagent)")

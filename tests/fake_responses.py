@@ -43,7 +43,8 @@ def function_outputs(body: dict[str, Any]) -> list[dict[str, Any]]:
 
 class FakeResponses:
     def __init__(self, decide: Callable[[dict[str, Any]], list[dict[str, Any]]], prefix: str = "cx",
-                 usage: int = 100) -> None:
+                 usage: int | Callable[[int], int] = 100) -> None:
+        """``usage``: input tokens reported, or a function of the request number (from 1)."""
         self.decide = decide
         self.prefix = prefix
         self.usage = usage
@@ -97,7 +98,7 @@ class FakeResponses:
                             item["namespace"] = it["namespace"]
                         events.append({"type": "response.output_item.added", "output_index": i, "item": item})
                         events.append({"type": "response.output_item.done", "output_index": i, "item": item})
-                u = outer.usage
+                u = outer.usage(len(outer.requests)) if callable(outer.usage) else outer.usage
                 events.append({"type": "response.completed", "response": {
                     "id": rid, "usage": {"input_tokens": u, "input_tokens_details": {"cached_tokens": 0},
                                          "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 0},

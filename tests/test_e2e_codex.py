@@ -141,15 +141,28 @@ def test_search_record_matches_in_band_context(tmp_path):
 
 
 def test_compaction_raises_the_window(tmp_path):
+    """The first answer reports a huge context: Codex compacts before going on, and the search
+    the model makes after the compaction is in window 1, with the next seq."""
     cx = Codex(tmp_path, compact_limit=1000)
-    with FakeResponses(searcher(cx.jevlin), prefix="b", usage=200000) as srv:
+    first = searcher(cx.jevlin)
+
+    def decide(body: dict[str, Any]) -> list[dict[str, Any]]:
+        text = last_user_text(body)
+        if "SUMMARY:" in text and "after the compaction" not in input_text(body) and not function_outputs(body):
+            return [{"type": "message", "text": "Continuing after the compaction."},
+                    {"type": "function_call", "name": "exec_command",
+                     "arguments": {"cmd": f'{cx.jevlin} search "after the compaction"'}}]
+        return first(body)
+
+    with FakeResponses(decide, prefix="b", usage=lambda n: 200000 if n == 1 else 100) as srv:
         cx.run(srv, "SEARCH_PLEASE first search")
-        recs = cx.records("search")
-        sid = recs[0]["session_id"]
-        cx.run(srv, "SEARCH_PLEASE second search", "resume", sid) if False else None
-    st = cx.state(sid)
-    assert st["window"] >= 1, st
-    assert recs[0]["window"] == 0
+    recs = cx.records("search")
+    assert [(r["seq"], r["window"], r["query"]) for r in recs] == [(1, 0, "codex query"), (2, 1, "after the compaction")]
+    st = cx.state(recs[0]["session_id"])
+    assert st["window"] == 1, "PreCompact, PostCompact and SessionStart(compact) count once"
+    printed = printed_contexts(srv)
+    assert [(p["seq"], p["window"]) for p in printed] == [(1, 0), (2, 1)]
+    assert cx.hook_log() == ""
 
 
 def test_subagent_search_names_its_parent(tmp_path):

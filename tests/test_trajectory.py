@@ -176,3 +176,16 @@ def test_html_page_in_a_real_browser(store, tmp_path):
     cli(home, "thread", h(home, S_INT)[:8], "--html", str(page3))
     dom = subprocess.run([CHROMIUM, *flags, "--dump-dom", page3.as_uri()], capture_output=True, text=True, timeout=120).stdout
     assert 'data-status="interrupted"' in dom and "INTERRUPTED" in dom
+
+
+def test_demo_runs_the_whole_path():
+    p = subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "demo"], capture_output=True, text=True, timeout=300,
+                       env={k: v for k, v in os.environ.items() if k != "JEVLIN_HOME"})
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert "every hook exited 0 and printed nothing" in out and "0 left" in out
+    assert "$ jevlin-hooks threads" in out and "claude-code" in out and "codex" in out
+    assert "subagent " in out and "started by call" in out
+    html = [line.split()[-1] for line in out.splitlines() if line.startswith("HTML: ")][0]
+    assert os.path.exists(html) and "<!doctype html>" in open(html).read()
+    shutil.rmtree(os.path.dirname(html), ignore_errors=True)
