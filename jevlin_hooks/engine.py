@@ -345,12 +345,8 @@ def apply(
         return state, records
 
     if kind == "pre_tool":
-        agent = _agent(state, ev)
-        turn = _ensure_turn(state, ev, cfg, history_for, records) if agent is None else None
+        agent, turn = _note_tool(state, ev, cfg, history_for, records)
         tool = ev.get("tool_name") or ""
-        holder = agent if agent is not None else turn
-        if holder is not None and tool and tool not in holder["tools"]:
-            holder["tools"].append(tool)
         if agent is None and tool in ev.get("spawn_tools", ("Agent", "Task")) and ev.get("tool_use_id"):
             state["last_agent_call"] = ev["tool_use_id"]
         if ev.get("search") is None or not ev.get("tool_use_id"):
@@ -373,12 +369,7 @@ def apply(
         return state, records
 
     if kind in ("post_tool", "tool_failed"):
-        agent = _agent(state, ev)
-        turn = _ensure_turn(state, ev, cfg, history_for, records) if agent is None else None
-        tool = ev.get("tool_name") or ""
-        holder = agent if agent is not None else turn
-        if holder is not None and tool and tool not in holder["tools"]:
-            holder["tools"].append(tool)
+        agent, turn = _note_tool(state, ev, cfg, history_for, records)
         if ev.get("search") is None:
             return state, records
         tid = ev.get("turn_id") or (turn["id"] if turn else None)
@@ -498,6 +489,20 @@ def apply(
         return state, records
 
     return state, records
+
+
+def _note_tool(
+    state: dict[str, Any], ev: dict[str, Any], cfg: dict[str, Any], history_for: History,
+    records: list[dict[str, Any]],
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The thread a tool event belongs to (a subagent, or the root's turn); names the tool there."""
+    agent = _agent(state, ev)
+    turn = _ensure_turn(state, ev, cfg, history_for, records) if agent is None else None
+    tool = ev.get("tool_name") or ""
+    holder = agent if agent is not None else turn
+    if holder is not None and tool and tool not in holder["tools"]:
+        holder["tools"].append(tool)
+    return agent, turn
 
 
 def _clip_texts(texts: list[str]) -> str:

@@ -85,22 +85,7 @@ def write_atomic(dir_fd: int, name: str, data: bytes, sync: bool = False) -> Non
     rename() replaces a symlink at ``name`` rather than writing through it.
     """
     tmp = f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
-    fd = os.open(tmp, _O_NEW, FILE_MODE, dir_fd=dir_fd)
-    try:
-        view = memoryview(data)
-        while view:
-            n = os.write(fd, view)
-            view = view[n:]
-        if sync:
-            os.fsync(fd)
-    except BaseException:
-        os.close(fd)
-        try:
-            os.unlink(tmp, dir_fd=dir_fd)
-        except OSError:
-            pass
-        raise
-    os.close(fd)
+    write_new(dir_fd, tmp, data, sync)
     try:
         os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
@@ -113,7 +98,7 @@ def write_atomic(dir_fd: int, name: str, data: bytes, sync: bool = False) -> Non
 
 def write_new(dir_fd: int, name: str, data: bytes, sync: bool = True) -> None:
     """Create ``name`` exclusively (O_EXCL|O_NOFOLLOW) and write it whole; fsync when asked."""
-    fd = os.open(name, _O_NEW, FILE_MODE, dir_fd=dir_fd)
+    fd = os.open(name, _O_NEW, FILE_MODE, dir_fd=dir_fd)  # the name must not exist yet
     try:
         view = memoryview(data)
         while view:

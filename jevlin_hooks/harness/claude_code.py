@@ -8,7 +8,7 @@ SubagentStop(agent_type "") -> SessionStart(compact) -> PostCompact.
 
 from __future__ import annotations
 
-from jevlin_hooks import searchmatch
+from jevlin_hooks.harness import common
 
 # typing (which imports re) costs more than a hook's whole start-up budget: types only.
 TYPE_CHECKING = False
@@ -32,11 +32,6 @@ _KINDS = {
     "StopFailure": "stop_failure",
     "SessionEnd": "session_end",
 }
-
-
-def _s(d: dict[str, Any], key: str) -> str | None:
-    v = d.get(key)
-    return v if isinstance(v, str) and v else None
 
 
 def _status(tool_response: Any) -> str:
@@ -66,51 +61,18 @@ def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] |
         # Cursor runs ~/.claude hooks too ("third-party hooks"): its own hook has this event.
         return None
     kind = _KINDS.get(payload.get("hook_event_name"))  # type: ignore[arg-type]
-    session_id = _s(payload, "session_id")
+    session_id = common.text(payload, "session_id")
     if kind is None or session_id is None:
         return None
-    ev: dict[str, Any] = {
-        "kind": kind,
-        "now": now,
-        "session_id": session_id,
-        "turn_id": _s(payload, "prompt_id"),
-        "agent_id": _s(payload, "agent_id"),
-        "agent_type": payload.get("agent_type") if isinstance(payload.get("agent_type"), str) else None,
-        "cwd": _s(payload, "cwd"),
-        "transcript_path": _s(payload, "transcript_path"),
-        "model": _s(payload, "model"),
-    }
-    if kind == "session_start":
-        ev["source"] = _s(payload, "source") or "startup"
-    elif kind == "prompt":
-        ev["prompt"] = payload.get("prompt") if isinstance(payload.get("prompt"), str) else ""
-    elif kind in ("pre_tool", "post_tool", "tool_failed"):
-        tool = _s(payload, "tool_name") or ""
-        tool_input = payload.get("tool_input")
-        ev["tool_name"] = tool
-        ev["tool_use_id"] = _s(payload, "tool_use_id")
-        ev["search"] = searchmatch.classify(tool, tool_input, cfg.get("search", {}))
-        if ev["search"] is not None and tool in searchmatch.SHELL_TOOLS:
-            ev["command"] = searchmatch.shell_command(tool_input)
-        dur = payload.get("duration_ms")
-        ev["duration_ms"] = dur if isinstance(dur, int) and not isinstance(dur, bool) else None
-        if kind == "post_tool":
-            ev["status"] = _status(payload.get("tool_response"))
-        elif kind == "tool_failed":
-            ev["status"] = "interrupted" if payload.get("is_interrupt") is True else "error"
-    elif kind == "tool_batch":
+    ev = common.event(payload, kind, now, session_id, "prompt_id", cfg, _status)
+    if kind == "tool_batch":
         calls = payload.get("tool_calls")
         ev["tool_calls"] = [
             c["tool_use_id"] for c in calls
             if isinstance(c, dict) and isinstance(c.get("tool_use_id"), str)
         ] if isinstance(calls, list) else []
-    elif kind in ("stop", "stop_failure", "subagent_stop"):
-        msg = payload.get("last_assistant_message")
-        ev["last_message"] = msg if isinstance(msg, str) else None
-        if kind == "stop_failure":
-            ev["error"] = _s(payload, "error") or "error"
     if kind == "subagent_stop" or ev["agent_id"]:
-        atp = _s(payload, "agent_transcript_path")
+        atp = common.text(payload, "agent_transcript_path")
         if atp is None and ev["agent_id"] and ev["transcript_path"]:
             from jevlin_hooks import transcript
 

@@ -14,7 +14,7 @@ Stop and is recognised as the same turn; without hooks it is the only signal of 
 
 from __future__ import annotations
 
-from jevlin_hooks import searchmatch
+from jevlin_hooks.harness import common
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,9 +40,7 @@ _KINDS = {
 SPAWN_TOOLS = ("spawn_agent",)
 
 
-def _s(d: dict[str, Any], key: str) -> str | None:
-    v = d.get(key)
-    return v if isinstance(v, str) and v else None
+_s = common.text
 
 
 def _status(resp: Any) -> str:
@@ -67,43 +65,10 @@ def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] |
     session_id = _s(payload, "session_id")
     if kind is None or session_id is None:
         return None
-    ev: dict[str, Any] = {
-        "kind": kind,
-        "now": now,
-        "session_id": session_id,
-        "turn_id": _s(payload, "turn_id"),
-        "agent_id": _s(payload, "agent_id"),
-        "agent_type": payload.get("agent_type") if isinstance(payload.get("agent_type"), str) else None,
-        "cwd": _s(payload, "cwd"),
-        "transcript_path": _s(payload, "transcript_path"),
-        "model": _s(payload, "model"),
-        "spawn_tools": SPAWN_TOOLS,
-    }
-    if kind == "session_start":
-        ev["source"] = _s(payload, "source") or "startup"
-    elif kind == "prompt":
-        ev["prompt"] = payload.get("prompt") if isinstance(payload.get("prompt"), str) else ""
-    elif kind in ("pre_tool", "post_tool", "tool_failed"):
-        tool = _s(payload, "tool_name") or ""
-        tool_input = payload.get("tool_input")
-        ev["tool_name"] = tool
-        ev["tool_use_id"] = _s(payload, "tool_use_id")
-        ev["search"] = searchmatch.classify(tool, tool_input, cfg.get("search", {}))
-        if ev["search"] is not None and tool in searchmatch.SHELL_TOOLS:
-            ev["command"] = searchmatch.shell_command(tool_input)
-        if kind == "post_tool":
-            ev["status"] = _status(payload.get("tool_response"))
-        elif kind == "tool_failed":
-            ev["status"] = "interrupted" if payload.get("is_interrupt") is True else "error"
-        dur = payload.get("duration_ms")
-        ev["duration_ms"] = dur if isinstance(dur, int) and not isinstance(dur, bool) else None
-    elif kind in ("stop", "stop_failure", "subagent_stop"):
-        msg = payload.get("last_assistant_message")
-        ev["last_message"] = msg if isinstance(msg, str) else None
-        if kind == "stop_failure":
-            ev["error"] = _s(payload, "error") or "error"
-        if kind == "subagent_stop":
-            ev["agent_transcript_path"] = _s(payload, "agent_transcript_path")
+    ev = common.event(payload, kind, now, session_id, "turn_id", cfg, _status)
+    ev["spawn_tools"] = SPAWN_TOOLS
+    if kind == "subagent_stop":
+        ev["agent_transcript_path"] = _s(payload, "agent_transcript_path")
     return ev
 
 
