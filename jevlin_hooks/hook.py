@@ -222,20 +222,10 @@ def _maybe_start_daemon(home: str) -> None:
     A double fork and exec (no ``subprocess`` import) so the agent never waits on it, and the
     daemon runs without ``-I -S``: it needs site-packages (httpx, watchdog, re2).
     """
-    import fcntl
-
-    sfd = paths.open_dir(home, "state")
-    try:
-        fd = paths.open_lock(sfd, "daemon.lock")
-    finally:
-        os.close(sfd)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
+    fd = paths.try_daemon_lock(home)
+    if fd is None:
         return  # held: the daemon runs
-    fcntl.flock(fd, fcntl.LOCK_UN)
-    os.close(fd)
+    os.close(fd)  # closing releases it for the daemon we start
     pid = os.fork()
     if pid:
         os.waitpid(pid, 0)

@@ -123,6 +123,27 @@ def open_lock(dir_fd: int, name: str) -> int:
     )
 
 
+DAEMON_LOCK = "daemon.lock"
+
+
+def try_daemon_lock(home: str) -> int | None:
+    """The daemon's instance lock (``state/daemon.lock``), taken without waiting: the held fd,
+    or None when another process (a running daemon) holds it."""
+    import fcntl
+
+    sfd = open_dir(home, "state")
+    try:
+        fd = open_lock(sfd, DAEMON_LOCK)
+    finally:
+        os.close(sfd)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
 def safe_name(raw: str) -> str:
     """A file-name-safe, collision-free token for an id we did not choose."""
     if 0 < len(raw) <= 96 and all(c.isascii() and (c.isalnum() or c in "-_") for c in raw):

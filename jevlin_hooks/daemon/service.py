@@ -24,7 +24,7 @@ from jevlin_hooks.daemon import status as status_file
 from jevlin_hooks.daemon.sinks import Result, Sink, from_config
 from jevlin_hooks.privacy import ids, record
 
-LOCK_NAME = "daemon.lock"
+LOCK_NAME = paths.DAEMON_LOCK
 PID_NAME = "daemon.pid"
 SPOOL_FULL_FLAG = "spool_full"
 BACKOFF_BASE_S = 1.0
@@ -35,19 +35,7 @@ class _Abort(BaseException):
 
 
 def acquire_lock(home: str) -> int | None:
-    import fcntl
-
-    sfd = paths.open_dir(home, "state")
-    try:
-        fd = paths.open_lock(sfd, LOCK_NAME)
-    finally:
-        os.close(sfd)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        return None
-    return fd
+    return paths.try_daemon_lock(home)
 
 
 class Daemon:
