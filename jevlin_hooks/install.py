@@ -34,6 +34,7 @@ TIMEOUT_S = 5
 CODEX_EVENTS = (
     "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "PostCompact",
     "SubagentStart", "SubagentStop", "Stop", "Interrupt", "SessionEnd",
+    "StopFailure",  # sent by Codex versions newer than 0.169; 0.169 accepts and ignores the entry
 )
 CODEX_SHORT = ("SessionEnd", "Interrupt")  # Codex caps these at 3 s
 CURSOR_EVENTS = (
