@@ -110,12 +110,15 @@ def _history(ev: dict[str, Any], wait: float) -> str | None:
     if not path or not call:
         return None
     deadline = time.monotonic() + wait
+    info: dict[str, Any] = {}
     while True:
         try:
-            found = transcript.history(path, call)
+            found = transcript.history(path, call, info=info)
         except OSError:
             found = None
         if found is not None or time.monotonic() >= deadline:
+            if info.get("model") and not ev.get("model"):
+                ev["model"] = info["model"]  # the model that made this call, for host_meta
             return found
         time.sleep(POLL)
 
@@ -175,6 +178,11 @@ def handle(harness: str, payload: Any, home: str) -> list[str]:
     if ev["kind"] in ("stop", "stop_failure") and not ev.get("agent_id") and harness == "claude-code":
         wait = HISTORY_WAIT if cfg.get("miner", {}).get("turn_end") else 0.0
         ev["summary"] = _summary(ev, wait)
+    elif ev["kind"] in ("stop", "stop_failure", "interrupt") and harness == "codex" and ev.get("transcript_path") \
+            and not ev.get("agent_id"):
+        from jevlin_hooks import transcript
+
+        ev["summary"] = transcript.codex_turn_usage(ev["transcript_path"], ev.get("turn_id"))
     if ev.get("agent_pid"):
         from jevlin_hooks import procinfo
 

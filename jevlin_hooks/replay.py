@@ -58,8 +58,8 @@ def lay_transcripts(scenario: str, root: str, harness: str = "claude-code") -> d
     """Write the scenario's transcript(s) under ``root``; returns {original path: new path}."""
     mapping: dict[str, str] = {}
     os.makedirs(root, exist_ok=True)
-    if harness != "claude-code":
-        return mapping  # Codex searches carry no history: nothing is read from its rollouts
+    if harness == "codex":
+        return _lay_rollout(scenario, root)
     spec = CLAUDE_TRANSCRIPTS.get(scenario)
     events = scenario_events(scenario)
     if not events:
@@ -85,6 +85,22 @@ def lay_transcripts(scenario: str, root: str, harness: str = "claude-code") -> d
         orig_sub = os.path.join(os.path.dirname(original), sid, "subagents", f"agent-{aid}.jsonl")
         mapping[orig_sub] = os.path.join(sub, f"agent-{aid}.jsonl")
     return mapping
+
+
+# Codex scenario -> its captured rollout (read for token usage; Codex sends no history)
+CODEX_ROLLOUTS = {"compact": "compact-rollout.jsonl", "subagent": "subagent-parent-rollout.jsonl"}
+
+
+def _lay_rollout(scenario: str, root: str) -> dict[str, str]:
+    name = CODEX_ROLLOUTS.get(scenario)
+    events = scenario_events(scenario, "codex")
+    original = next((p.get("transcript_path") for _, p in events if p.get("transcript_path")), None)
+    if name is None or original is None:
+        return {}
+    target = os.path.join(root, os.path.basename(original))
+    with open(os.path.join(data_dir("codex"), "rollouts", name), "rb") as f, open(target, "wb") as g:
+        g.write(f.read())
+    return {original: target}
 
 
 def rewrite(payload: dict[str, Any], mapping: dict[str, str]) -> dict[str, Any]:

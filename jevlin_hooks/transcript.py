@@ -81,10 +81,11 @@ def _clip(texts: list[str]) -> str:
     return raw[-HISTORY_LIMIT:].decode("utf-8", "ignore")
 
 
-def history(path: str, tool_use_id: str, max_bytes: int = MAX_SCAN) -> str | None:
+def history(path: str, tool_use_id: str, max_bytes: int = MAX_SCAN, info: dict[str, Any] | None = None) -> str | None:
     """The assistant text written in this turn before the call ``tool_use_id``.
 
-    None when the call is not in the transcript (yet): Claude Code flushes lazily.
+    None when the call is not in the transcript (yet): Claude Code flushes lazily. ``info``, when
+    given, receives the model that made the call.
     """
     needle = tool_use_id.encode("utf-8")
     texts: list[str] = []  # newest first
@@ -106,6 +107,9 @@ def history(path: str, tool_use_id: str, max_bytes: int = MAX_SCAN) -> str | Non
                 if idx is None:
                     continue
                 found = True
+                model = (entry.get("message") or {}).get("model")
+                if info is not None and isinstance(model, str) and model and not model.startswith("<"):
+                    info["model"] = model
                 for b in reversed(blocks[:idx]):
                     if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str):
                         texts.append(b["text"])
@@ -207,3 +211,35 @@ def turn_summary(path: str, turn_id: str | None, max_bytes: int = MAX_SCAN) -> d
 def subagent_path(transcript_path: str, session_id: str, agent_id: str) -> str:
     base = os.path.dirname(transcript_path)
     return os.path.join(base, session_id, "subagents", f"agent-{agent_id}.jsonl")
+
+
+def _count(usage: dict[str, Any], key: str) -> int:
+    v = usage.get(key)
+    return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else 0
+
+
+def codex_turn_usage(path: str, turn_id: str | None, max_bytes: int = MAX_SCAN) -> dict[str, Any]:
+    """A Codex turn's token usage from its rollout: the newest ``token_usage_record`` of the turn
+    carries the turn's running total (``turn_token_usage``)."""
+    if not turn_id:
+        return {"found": False}
+    needle = turn_id.encode("utf-8")
+    try:
+        for line in lines_backwards(path, max_bytes):
+            if b'"token_usage_record"' not in line or needle not in line:
+                continue
+            entry = _parse(line)
+            payload = (entry or {}).get("payload")
+            if not isinstance(payload, dict) or payload.get("turn_id") != turn_id:
+                continue
+            usage = payload.get("turn_token_usage") or payload.get("usage")
+            if not isinstance(usage, dict):
+                continue
+
+            return {"found": True, "tokens": {
+                "input": _count(usage, "input_tokens"), "output": _count(usage, "output_tokens"),
+                "cache_read": _count(usage, "cached_input_tokens"),
+                "cache_creation": _count(usage, "cache_write_input_tokens")}}
+    except OSError:
+        pass
+    return {"found": False}

@@ -137,6 +137,8 @@ def test_search_record_matches_in_band_context(tmp_path):
     assert rec["query"] == "codex query" and rec["history"] == "" and rec["harness"] == "codex"
     st = cx.state(rec["session_id"])
     assert st["turns"][-1]["outcome"] == "completed" and st["turns"][-1]["id"] == rec["turn_id"]
+    # two model answers of 100 input / 20 output tokens, read from Codex's rollout at Stop
+    assert st["turns"][-1]["tokens"] == {"input": 200, "output": 40, "cache_read": 0, "cache_creation": 0}
     assert cx.hook_log() == ""
 
 

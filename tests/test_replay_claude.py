@@ -38,7 +38,7 @@ def test_basic_one_search_with_history_and_turn_end(probe_home, tmp_path):
     assert rec["session_id"] == S_MAIN and rec["turn_id"] == turn["id"]
     assert rec["call_id"] == "toolu_fake0001" and rec["seq"] == 1 and rec["window"] == 0
     assert rec["history"] == "Let me search first."
-    assert rec["status"] == "ok" and rec["duration_ms"] == 68
+    assert rec["status"] == "ok" and rec["duration_ms"] == 68 and rec["host_meta"]["model"] == "claude-opus-5-5"
     assert rec["query"] == "/opt/probe/captured/claude basic bash"
     assert rec["parent_session_id"] is None and rec["v"] == 1 and len(rec["record_id"]) == 32
     (te,) = queued(probe_home, "turn_end")

@@ -102,3 +102,10 @@ def test_notify_chains_the_users_program(probe_home, tmp_path):
         time.sleep(0.05)
     assert json.loads(out.read_text()) == notify
     assert len(state_of(probe_home, S_BASIC, "codex")["turns"]) == 1
+
+
+def test_turn_tokens_from_the_rollout(probe_home, tmp_path):
+    replay_ok(probe_home, "compact", tmp_path)
+    (te,) = queued(probe_home, "turn_end")
+    assert te["tokens"] == {"input": 600000, "output": 60, "cache_read": 0, "cache_creation": 0}
+    assert te["model"] == "gpt-5.1-codex"
