@@ -154,7 +154,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule("teams-webhook-url", "secret", "Microsoft Teams / Office 365 incoming webhook URLs", r"\b[a-z0-9\-]+\.webhook\.office\.com/webhookb2/[A-Za-z0-9@\-]+/IncomingWebhook/[A-Za-z0-9\-/]+", ("webhook.office.com",)),
     Rule("quoted-high-entropy", "secret", "long random-looking quoted values (32+ characters, mixed letters and digits, high entropy) next to any name: vendor keys named only for their vendor",
-         r"([A-Za-z0-9_\-]+)[\"']?[ \t]*(?:=>|:=|=|:|,)[ \t]*[\"'`]?([A-Za-z0-9+/=_\-]{32,})", ("=", ":", ","), 2, "entropy32"),
+         r"(?:^|[^A-Za-z0-9_\-])([A-Za-z_][A-Za-z0-9_\-]*)[\"']?[ \t]*(?:=>|:=|=|:|,)[ \t]*[\"'`]?([A-Za-z0-9+/=_\-]{32,})", ("=", ":", ","), 2, "entropy32"),
     # --- credentials by context ----------------------------------------------------------------
     Rule("kubernetes-secret-data", "secret", "values under data:/stringData: in a Kubernetes Secret manifest",
          r"(?i)(?:^|\n)[ \t]+[\"']?[a-z0-9_.\-]{1,60}[\"']?:[ \t]*(?:[\"']?([A-Za-z0-9+/]{8,}={0,2})[\"']?[ \t]*(?:\r?\n|$)|[|>][\-+]?[ \t]*\r?\n[ \t]+([A-Za-z0-9+/]{16,}={0,2}))",

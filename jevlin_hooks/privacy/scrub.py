@@ -85,8 +85,10 @@ CHECK_LIMIT = 4096
 
 def _placeholder(value: str) -> bool:
     v = value[:CHECK_LIMIT].strip().strip("\"'`")
-    if len(v) < 4 or _ARTIFACT.match(v):
-        return True
+    if len(v) < 4 or _ARTIFACT.match(v) or v.endswith(":") or _ascending_run(v) >= 10:
+        return True  # ...0123456789, abcdefghij...: a fixture, not a credential
+    if " = " in v or " := " in v:
+        return True  # a line of code quoted inside a string
     low = v.lower()
     if " " in v and value.lstrip().startswith("`"):
         return True  # `command substitution`
@@ -136,7 +138,7 @@ def _random_looking(value: str) -> bool:
     return _entropy(v) >= 3.3 and _ascending_run(v) < 8
 
 
-_FAKE = re.compile(r"([xX*.#])\1{7}|EXAMPLE|<|\$\{|^\$")
+_FAKE = re.compile(r"([xX*.#])\1{7}|(\d)\2{15}|EXAMPLE|<|\$\{|^\$")
 
 
 def looks_fake(value: str) -> bool:
@@ -158,6 +160,17 @@ _NOT_SECRET_KEYS = (
     "routingkey", "lookupkey", "indexkey", "hotkey", "shortcutkey", "keyboardkey", "registrykey",
     "s3key", "tokenizer", "tokens", "keys", "passwordless", "secrets", "keyword", "keywords",
 )
+
+
+# Values next to these names are random but not secret: ciphertext parts (SOPS's iv/tag/mac),
+# signatures and digests that are public by design.
+_PUBLIC_RANDOM_KEYS = ("iv", "tag", "mac", "nonce", "data", "signature", "etag", "publickey", "public_key",
+                       "publictoken", "public_token")
+
+
+def _entropy_key_ok(key: str) -> bool:
+    low = key.lower().strip("\"'`")
+    return _key_ok(low) and not any(low == k or low.endswith(("-" + k, "_" + k, "." + k)) for k in _PUBLIC_RANDOM_KEYS)
 
 
 def _key_ok(key: str) -> bool:
@@ -184,11 +197,11 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
             return False  # KEY=`some command`: command substitution, not a value
         return not _placeholder(value)
     if kind == "entropy":
-        return _random_looking(value) and (m is None or _key_ok(m.group(1) or ""))
+        return _random_looking(value) and (m is None or _entropy_key_ok(m.group(1) or ""))
     if kind == "entropy32":
         return (len(value) >= 32 and _random_looking(value) and _entropy(value) >= 3.6
                 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
-                and (m is None or _key_ok(m.group(1) or "")))
+                and (m is None or _entropy_key_ok(m.group(1) or "")))
     if kind == "authz":
         parts = value.split(None, 1)
         cred = parts[1] if len(parts) == 2 else parts[0]
