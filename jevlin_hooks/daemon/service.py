@@ -81,7 +81,8 @@ class Daemon:
             if back:
                 log.write(self.home, "daemon.log", f"reclaimed {back} record(s) left in flight by a previous run")
             self.st.update(pid=os.getpid(), started=time.time(), running=True)
-            self._watch()
+            if not self.once:  # a single pass needs no file events
+                self._watch()
             try:
                 self._loop()
             except _Abort:
