@@ -108,6 +108,22 @@ def main() -> None:
             took.append(run(hook, data, env))
         rows.append((f"hook {name}", floor, took))
 
+    # Codex: a search PreToolUse, and `notify` (its JSON is an argument, not stdin)
+    cx = {n.split("-")[-1][:-5]: p for n, p in replay.scenario_events("basic", "codex")}
+    subprocess.run([PY, "-I", "-S", ENTRY, "codex"], input=json.dumps(cx["SessionStart"]).encode(), env=env, check=True)
+    floor, took = [], []
+    for i in range(args.n):
+        p = dict(cx["PreToolUse"], tool_input={"command": f'jevlin search "codex {i}"'}, tool_use_id=f"call_b{i}")
+        floor.append(run(floor_cmd, b"", env))
+        took.append(run([PY, "-I", "-S", ENTRY, "codex"], json.dumps(p).encode(), env))
+    rows.append(("codex PreToolUse", floor, took))
+    floor, took = [], []
+    for i in range(args.n):
+        note = dict(cx["notify"], **{"turn-id": f"turn-b{i}"})
+        floor.append(run(floor_cmd, b"", env))
+        took.append(run([PY, "-I", "-S", ENTRY, "codex-notify", json.dumps(note)], b"", env))
+    rows.append(("codex notify", floor, took))
+
     # SessionStart with autostart on while the daemon runs: the check is one non-blocking flock
     # on state/daemon.lock, which this process holds here as the daemon would.
     import fcntl
