@@ -477,15 +477,7 @@ def apply(
         return state, records
 
     if kind == "session_end":
-        if state["turn"] is not None:
-            records += _close_turn(state, ev, cfg, "interrupted", history_for)
-        records += _close_pending(state, list(state["pending"]), "interrupted", now, history_for)
-        for a in state["agents"].values():
-            if a["status"] != "ended":
-                a["status"] = "ended"
-                a["ended"] = now
-        state["status"] = "ended"
-        state["ended"] = now
+        records += _end_session(state, ev, cfg, "interrupted", "ended", history_for)
         return state, records
 
     return state, records
@@ -572,13 +564,22 @@ def close_stale(
     if state["turn"] is None and not state["pending"]:
         return []
     ev = {"kind": "session_end", "now": now, "session_id": state["session_id"]}
-    records = _close_pending(state, list(state["pending"]), "abandoned", now, history_for)
+    return _end_session(state, ev, cfg, "abandoned", "abandoned", history_for)
+
+
+def _end_session(
+    state: dict[str, Any], ev: dict[str, Any], cfg: dict[str, Any], outcome: str, status: str,
+    history_for: History,
+) -> list[dict[str, Any]]:
+    """Close everything still open: calls and the turn get ``outcome``, threads ``status``."""
+    now = ev["now"]
+    records = _close_pending(state, list(state["pending"]), outcome, now, history_for)
     if state["turn"] is not None:
-        records += _close_turn(state, ev, cfg, "abandoned", history_for)
+        records += _close_turn(state, ev, cfg, outcome, history_for)
     for a in state["agents"].values():
-        if a["status"] != "ended":
-            a["status"] = "abandoned"
+        if a["status"] not in ("ended", "abandoned"):
+            a["status"] = status
             a["ended"] = now
-    state["status"] = "abandoned"
-    state["updated"] = now
+    state["status"] = status
+    state["ended"] = state["updated"] = now
     return records
