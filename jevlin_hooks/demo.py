@@ -30,7 +30,7 @@ autostart = false
 """
 
 
-def main(keep: bool = True) -> int:
+def main() -> int:
     root = tempfile.mkdtemp(prefix="jevlin-demo-")
     home = os.path.join(root, "home")
     os.makedirs(home, mode=0o700)

@@ -47,13 +47,23 @@ def _snake(event: str) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in event).lstrip("_")
 
 
-def check_claude(out: list[tuple[bool, str]]) -> None:
-    path = install.claude_settings_path(None)
-    if not (shutil.which("claude") or os.path.isdir(os.path.dirname(path))):
-        return
+def _hook_file(out: list[tuple[bool, str]], harness: str, present: bool, path: str) -> Any:
+    """The harness's hook file, when the harness is on this machine ({} when the file is missing);
+    None when the harness is absent or the file unreadable (reported)."""
+    if not present:
+        return None
     data = _load_json(path)
     if data == "unreadable":
-        out.append((False, f"claude-code: {path} is not valid JSON; fix it, then `jevlin-hooks install`"))
+        out.append((False, f"{harness}: {path} is not valid JSON; fix it, then "
+                           f"`jevlin-hooks install --harness {harness}`"))
+        return None
+    return {} if data is None else data
+
+
+def check_claude(out: list[tuple[bool, str]]) -> None:
+    path = install.claude_settings_path(None)
+    data = _hook_file(out, "claude-code", bool(shutil.which("claude") or os.path.isdir(os.path.dirname(path))), path)
+    if data is None:
         return
     ours = _ours_in_grouped(data)
     missing = [e for e in install.CLAUDE_EVENTS if e not in ours]
@@ -73,13 +83,11 @@ def check_claude(out: list[tuple[bool, str]]) -> None:
 
 def check_codex(out: list[tuple[bool, str]]) -> None:
     home = install.codex_home()
-    if not (shutil.which("codex") or os.path.isdir(home)):
-        return
     path = install.codex_hooks_path(None)
-    data = _load_json(path)
-    if data == "unreadable":
-        out.append((False, f"codex: {path} is not valid JSON; fix it, then `jevlin-hooks install --harness codex`"))
+    data = _hook_file(out, "codex", bool(shutil.which("codex") or os.path.isdir(home)), path)
+    if data is None:
         return
+    cfg = _codex_config(home)
     ours = _ours_in_grouped(data)
     if not ours:
         out.append((False, "codex: found, hooks not installed; run `jevlin-hooks install --harness codex`"))
@@ -87,44 +95,35 @@ def check_codex(out: list[tuple[bool, str]]) -> None:
         out.append((True, f"codex: hooks installed for {len(ours)} events in {path}"))
         # Codex runs a hooks.json handler only once the user trusted it (/hooks), recorded
         # in config.toml as hooks.state."<path>:<event>:<group>:<handler>".trusted_hash.
-        trusted = _codex_trusted(home)
-        keys = [f"{path}:{_snake(e)}:{gi}:{hi}" for e, v in ours.items() for gi, hi, _ in v]
-        untrusted = [k for k in keys if k not in trusted and os.path.realpath(k.split(":")[0]) + k[len(k.split(":")[0]):] not in trusted]
+        state = (cfg.get("hooks") or {}).get("state") or {}
+        trusted = {k for k, v in state.items() if isinstance(v, dict) and v.get("trusted_hash")}
+        # Codex keys trust by the hooks.json path, canonicalised when CODEX_HOME is set.
+        untrusted = [(e, gi, hi) for e, v in ours.items() for gi, hi, _ in v
+                     if not {f"{p}:{_snake(e)}:{gi}:{hi}" for p in (path, os.path.realpath(path))} & trusted]
         if untrusted:
             out.append((False, f"codex: {len(untrusted)} of our hooks not trusted yet, so Codex skips them; "
                                "start `codex`, type /hooks and approve them"))
         else:
             out.append((True, "codex: our hooks are trusted (re-approve in /hooks after any reinstall)"))
-    cfg = os.path.join(home, "config.toml")
-    try:
-        import tomllib
-
-        with open(cfg, "rb") as f:
-            notify = tomllib.load(f).get("notify")
-        if isinstance(notify, list) and any(install.MARK in str(a) for a in notify):
-            out.append((True, "codex: notify runs jevlin-hooks (turns are counted once with hooks)"))
-    except (OSError, ValueError):
-        pass
+    notify = cfg.get("notify")
+    if isinstance(notify, list) and any(install.MARK in str(a) for a in notify):
+        out.append((True, "codex: notify runs jevlin-hooks (turns are counted once with hooks)"))
 
 
-def _codex_trusted(home: str) -> set[str]:
+def _codex_config(home: str) -> dict[str, Any]:
     try:
         import tomllib
 
         with open(os.path.join(home, "config.toml"), "rb") as f:
-            state = (tomllib.load(f).get("hooks") or {}).get("state") or {}
+            return tomllib.load(f)
     except (OSError, ValueError):
-        return set()
-    return {k for k, v in state.items() if isinstance(v, dict) and v.get("trusted_hash")}
+        return {}
 
 
 def check_cursor(out: list[tuple[bool, str]]) -> None:
     path = install.cursor_hooks_path(None)
-    if not (shutil.which("cursor") or os.path.isdir(os.path.dirname(path))):
-        return
-    data = _load_json(path)
-    if data == "unreadable":
-        out.append((False, f"cursor: {path} is not valid JSON; fix it, then `jevlin-hooks install --harness cursor`"))
+    data = _hook_file(out, "cursor", bool(shutil.which("cursor") or os.path.isdir(os.path.dirname(path))), path)
+    if data is None:
         return
     hooks = data.get("hooks") if isinstance(data, dict) else None
     ours = [e for e, hs in (hooks or {}).items() if isinstance(hs, list) and any(install._is_ours(h) for h in hs)]

@@ -16,6 +16,7 @@ Normalized event (a dict, built by jevlin_hooks.harness.*):
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 # typing (which imports re) costs more than a hook's whole start-up budget: types only.
@@ -144,7 +145,7 @@ def _search_record(
     state: dict[str, Any], p: dict[str, Any], status: str, duration_ms: int | None, history: str | None
 ) -> dict[str, Any]:
     agent = p.get("agent_id")
-    host_meta: dict[str, Any] = {"platform": _platform()}
+    host_meta: dict[str, Any] = {"platform": sys.platform}
     if state.get("model"):
         host_meta["model"] = state["model"]
     if agent:
@@ -172,12 +173,6 @@ def _search_record(
         "status": status,
         "duration_ms": duration_ms,
     }
-
-
-def _platform() -> str:
-    import sys
-
-    return sys.platform
 
 
 def _close_pending(

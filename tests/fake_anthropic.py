@@ -11,8 +11,10 @@ import itertools
 import json
 import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
+
+from http_helpers import QuietHandler
 
 Decide = Callable[[dict[str, Any]], list[dict[str, Any]]]
 _ids = itertools.count(1)
@@ -49,40 +51,26 @@ class FakeAnthropic:
         self.tool_ids: list[str] = []
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *a: Any) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
-                self._json(200, {})
+                self.send_json(200, {})
 
             def do_HEAD(self) -> None:
                 self.send_response(200)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
-            def _json(self, code: int, obj: Any) -> None:
-                data = json.dumps(obj).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
             def do_POST(self) -> None:
-                n = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(n)
+                raw = self.read_body()
                 try:
                     body = json.loads(raw or b"{}")
                 except ValueError:
                     body = {}
                 if "count_tokens" in self.path:
-                    self._json(200, {"input_tokens": 100})
+                    self.send_json(200, {"input_tokens": 100})
                     return
                 if not self.path.startswith("/v1/messages"):
-                    self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}})
+                    self.send_json(404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}})
                     return
                 outer.requests.append(body)
                 blocks = outer.decide(body)
@@ -97,7 +85,7 @@ class FakeAnthropic:
                          "cache_creation_input_tokens": 0}
                 if not body.get("stream"):
                     content = [dict(b) for b in blocks]
-                    self._json(200, {"id": mid, "type": "message", "role": "assistant", "model": model,
+                    self.send_json(200, {"id": mid, "type": "message", "role": "assistant", "model": model,
                                      "content": content, "stop_reason": stop, "stop_sequence": None,
                                      "usage": usage})
                     return

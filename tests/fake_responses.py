@@ -12,8 +12,10 @@ import itertools
 import json
 import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
+
+from http_helpers import QuietHandler
 
 _ids = itertools.count(1)
 
@@ -52,23 +54,12 @@ class FakeResponses:
         self.call_ids: list[str] = []
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *a: Any) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
-                data = json.dumps({"data": [], "models": []}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.send_json(200, {"data": [], "models": []})
 
             def do_POST(self) -> None:
-                n = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(n)
+                raw = self.read_body()
                 if self.headers.get("Content-Encoding") == "zstd":
                     raw = b"{}"
                 try:

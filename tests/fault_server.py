@@ -16,8 +16,10 @@ import struct
 import threading
 import time
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
+
+from http_helpers import QuietHandler
 
 
 class FaultServer:
@@ -33,15 +35,9 @@ class FaultServer:
         self.headers: list[dict[str, str]] = []
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *a: Any) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
-                n = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(n)
+                body = self.read_body()
                 with outer.lock:
                     fault = outer.faults.pop(0) if outer.faults else outer.default
                     outer.requests.append((time.time(), self.path, fault))
@@ -62,9 +58,9 @@ class FaultServer:
                     time.sleep(float(fault.split(":")[1]))
                     fault = "ok"
                 if fault.startswith("429:"):
-                    return self._answer(429, {"error": "slow down"}, {"Retry-After": fault.split(":", 1)[1]})
+                    return self.send_json(429, {"error": "slow down"}, {"Retry-After": fault.split(":", 1)[1]})
                 if fault in ("500", "503", "408", "400", "401", "404"):
-                    return self._answer(int(fault), {"error": fault})
+                    return self.send_json(int(fault), {"error": fault})
                 data = json.loads(body)
                 if self.path.endswith("/v1/traces"):
                     spans = [s for rs in data["resourceSpans"] for ss in rs["scopeSpans"] for s in ss["spans"]]
@@ -77,7 +73,7 @@ class FaultServer:
                     reply: dict[str, Any] = {}
                     if fault.startswith("partial:"):
                         reply = {"partialSuccess": {"rejectedSpans": int(fault.split(":")[1]), "errorMessage": "bad span"}}
-                    return self._answer(200, reply)
+                    return self.send_json(200, reply)
                 records = data["records"]
                 rejected = []
                 if fault.startswith("reject:"):
@@ -89,17 +85,8 @@ class FaultServer:
                         if r["record_id"] not in refused:
                             outer.received[r["record_id"]] += 1
                             outer.records[r["record_id"]] = r
-                return self._answer(200, {"rejected": rejected} if rejected else {})
+                return self.send_json(200, {"rejected": rejected} if rejected else {})
 
-            def _answer(self, code: int, obj: Any, headers: dict[str, str] | None = None) -> None:
-                data = json.dumps(obj).encode()
-                self.send_response(code)
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True

@@ -40,7 +40,6 @@ _KINDS = {
 SPAWN_TOOLS = ("spawn_agent",)
 
 
-_s = common.text
 
 
 def _status(resp: Any) -> str:
@@ -62,18 +61,18 @@ def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] |
     if payload.get("type") == "agent-turn-complete":
         return _notify(payload, now)
     kind = _KINDS.get(payload.get("hook_event_name"))  # type: ignore[arg-type]
-    session_id = _s(payload, "session_id")
+    session_id = common.text(payload, "session_id")
     if kind is None or session_id is None:
         return None
     ev = common.event(payload, kind, now, session_id, "turn_id", cfg, _status)
     ev["spawn_tools"] = SPAWN_TOOLS
     if kind == "subagent_stop":
-        ev["agent_transcript_path"] = _s(payload, "agent_transcript_path")
+        ev["agent_transcript_path"] = common.text(payload, "agent_transcript_path")
     return ev
 
 
 def _notify(payload: dict[str, Any], now: float) -> dict[str, Any] | None:
-    thread = _s(payload, "thread-id")
+    thread = common.text(payload, "thread-id")
     if thread is None:
         return None
     msgs = payload.get("input-messages")
@@ -84,7 +83,7 @@ def _notify(payload: dict[str, Any], now: float) -> dict[str, Any] | None:
         "now": now,
         "session_id": thread,  # the lineage is found by thread (hook.py maps a child thread to its root)
         "thread_id": thread,
-        "turn_id": _s(payload, "turn-id"),
+        "turn_id": common.text(payload, "turn-id"),
         "agent_id": None,
         "prompt": prompt,
         "last_message": last if isinstance(last, str) else None,
