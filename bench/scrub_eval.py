@@ -1,10 +1,13 @@
 """Recall and false positives of the scrubber on the labelled gitleaks corpus.
 
-    .venv/bin/python bench/scrub_eval.py [--misses]
+    .venv/bin/python bench/scrub_eval.py [--misses] [--fps]
 
 Recall: a row is caught when its planted secret no longer occurs in the scrubbed text; a distinct
-secret is caught when every row it was planted in is caught. False positives: the share of the
-corpus's `not` rows (texts a rule must not fire on) in which anything at all was redacted.
+secret is caught when every row it was planted in is caught. False positives, three ways, on the
+corpus's `not` rows (texts one gitleaks rule must not fire on): rows where our rule for that
+gitleaks rule fired (the corpus's own definition); rows with anything redacted that the corpus
+labels a secret in no row; rows with anything redacted at all. `--fps` lists the last kind, with
+a `*` on those the first counts.
 """
 
 from __future__ import annotations
@@ -45,15 +48,28 @@ def evaluate(path: str = CORPUS) -> dict:
         per_rule[rule][1] += 1
         per_rule[rule][0] += s in caught
     fp_rows = [r for r in not_rows if scrub.scrub(r["text"])[1]]
-    # The corpus labels a `not` row for one gitleaks rule: "this rule must not fire on it (it may
-    # still hold a placeholder another rule flags)". Our rules do not map one to one onto theirs,
-    # so "this rule" is taken to be whichever of our rules catch that gitleaks rule's own secrets.
-    family: dict[str, set[str]] = collections.defaultdict(set)
+    # A `not` row "must not make this rule fire (it may still hold a placeholder another rule
+    # flags)", says the corpus: its label is about one gitleaks rule. "This rule" in our table is
+    # the rule(s) that recognise that gitleaks rule's secrets on their own (the bare secret, no
+    # key name around it), or, where nothing does (context-only formats), the rules that caught
+    # its secrets in the corpus's own rows.
+    bare: dict[str, set[str]] = collections.defaultdict(set)
+    in_context: dict[str, set[str]] = collections.defaultdict(set)
     for r in secret_rows:
-        for f in scrub.scrub(r["text"])[1]:
-            if r["text"][f.start:f.end].find(r["secret"][:8]) >= 0 or r["secret"] in r["text"][f.start:f.end]:
-                family[r["rule_id"]].add(f.rule)
-    fp_family = [r for r in not_rows if {f.rule for f in scrub.scrub(r["text"])[1]} & family.get(r["rule_id"], set())]
+        bare[r["rule_id"]].update(f.rule for f in scrub.find(r["secret"]))
+        i = r["text"].find(r["secret"])
+        j = i + len(r["secret"])
+        in_context[r["rule_id"]].update(f.rule for f in scrub.find(r["text"]) if f.start < j and i < f.end)
+    own = {k: bare.get(k) or in_context.get(k) or set() for k in set(bare) | set(in_context)}
+    fp_rule = [r for r in not_rows if {f.rule for f in scrub.find(r["text"])} & own.get(r["rule_id"], set())]
+    # Stricter: anything redacted that the corpus does not itself label a secret in some row (the
+    # Cloudflare `not` rows hold the other Cloudflare rule's labelled secrets, for one).
+    labelled = [s for s in {r["secret"] for r in secret_rows} if len(s) >= 8]
+    fp_unlabelled = []
+    for r in fp_rows:
+        spans = [(r["text"].find(s), r["text"].find(s) + len(s)) for s in labelled if s in r["text"]]
+        if not all(any(a < f.end and f.start < b for a, b in spans) for f in scrub.scrub(r["text"])[1]):
+            fp_unlabelled.append(r)
     rows_caught = sum(ok for oks in by_secret.values() for ok in oks)
     return {
         "distinct_secrets": len(by_secret),
@@ -69,8 +85,11 @@ def evaluate(path: str = CORPUS) -> dict:
         "fp_rate": len(fp_rows) / len(not_rows),
         "misses": {s: (rule_of[s], missed_examples[s]) for s in by_secret if s not in caught},
         "fp_examples": [(r["rule_id"], r["text"]) for r in fp_rows],
-        "fp_family_rows": len(fp_family),
-        "fp_family_rate": len(fp_family) / len(not_rows),
+        "fp_rule_rows": len(fp_rule),
+        "fp_rule_rate": len(fp_rule) / len(not_rows),
+        "fp_unlabelled_rows": len(fp_unlabelled),
+        "fp_unlabelled_rate": len(fp_unlabelled) / len(not_rows),
+        "fp_rule_examples": [(r["rule_id"], r["text"]) for r in fp_rule],
     }
 
 
@@ -83,15 +102,17 @@ def main() -> None:
     print(f"recall: {res['distinct_caught']}/{res['distinct_secrets']} distinct secrets "
           f"({res['recall_distinct']:.1%}); {res['recall_rows']:.1%} of {res['rows']} rows; "
           f"{res['rules_full']}/{res['rules']} rules fully caught")
-    print(f"false positives: {res['fp_rows']}/{res['not_rows']} not-rows with anything redacted ({res['fp_rate']:.1%}); "
-          f"{res['fp_family_rows']} ({res['fp_family_rate']:.1%}) where the rule that catches that row's own "
-          f"gitleaks rule fired")
+    n = res["not_rows"]
+    print(f"false positives on {n} not-rows: {res['fp_rule_rows']} ({res['fp_rule_rate']:.1%}) where our rule for "
+          f"that row's gitleaks rule fired; {res['fp_unlabelled_rows']} ({res['fp_unlabelled_rate']:.1%}) with anything "
+          f"redacted that the corpus labels a secret nowhere; {res['fp_rows']} ({res['fp_rate']:.1%}) with anything redacted")
     if args.misses:
         for _s, (rule, text) in sorted(res["misses"].items(), key=lambda x: x[1][0]):
             print(f"MISS {rule}: {text[:160]!r}")
     if args.fps:
+        own = {id(t) for _, t in res["fp_rule_examples"]}
         for rule, text in res["fp_examples"]:
-            print(f"FP {rule}: {text[:160]!r}")
+            print(f"FP{'*' if id(text) in own else ' '} {rule}: {text[:160]!r}")
 
 
 if __name__ == "__main__":

@@ -64,6 +64,92 @@ def test_ordinary_text_survives(text):
     assert clean == text, findings
 
 
+# Random-looking bodies built from a seed so every run checks the same strings.
+_R = "Zq7Vx2Lm9Kb4Nc8Wp1Rt6Yh3Gd5Fs0Ja"
+ANTHROPIC = "sk-ant-api03-" + (_R * 3)[:93] + "AA"
+SENTRY_USER = "sntryu_" + "9f3b0c7e1a5d2f84" * 4
+GOOGLE = "AIza" + (_R + "Q_x")[:35]
+SLACK_USER = "xoxp-4614724432022-4621207627011-5182682871568-1ddad9823e8528ad0f4944dfa3c6fc6c"
+
+
+@pytest.mark.parametrize("near_miss,real", [
+    # a published shape: the near miss (wrong length, wrong ending, glued to more text) stays
+    (ANTHROPIC[:-3] + "AA", ANTHROPIC),
+    (ANTHROPIC[:-2] + "BB", f"key: {ANTHROPIC}."),
+    (SENTRY_USER + "5", SENTRY_USER),
+    (GOOGLE + "abcd123", f"maps({GOOGLE})"),
+    ("x" + GOOGLE, f"key={GOOGLE}"),
+    # a vendor token whose random part does not vary is a fixture
+    ("sntryu_" + "a" * 64, SENTRY_USER),
+    ("GR1348941" + "123" * 7, "GR1348941" + _R[:20]),
+    ("AIzaSyabcdefghijklmnopqrstuvwxyz1234567", GOOGLE),
+    ("xoxp-1234-1234-1234-4ddbc191d40ee098cbaae6f3523ada2d", SLACK_USER),
+    ("xoxp-572370529330-573807301142-572331691188-####################", SLACK_USER),
+    ("bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29x", "bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29tLz9BY3Rpb249Q2FsbFdpdGhCZWFyZXJUb2tlbg=="),
+    # a weak prefix needs its vendor's name nearby, as a word
+    ("rookTable 0023452Lllk2KqjLBvaxANWEgTd7bqjsxjo8aZj0wd", "okta says 0023452Lllk2KqjLBvaxANWEgTd7bqjsxjo8aZj0wd"),
+    ("see video_box.ico-7a388b69018576d24b59331fd60aab0c.png", "INFRACOST=ico-7a388b69018576d24b59331fd60aab0c"),
+    # names: key inside a word, anti-forgery and public values, ids
+    ('keying = "aB3dE5fG7hJ9kL1mNq"', 'signingkey = "aB3dE5fG7hJ9kL1mNq"'),
+    ('csrf_token = "Mj2qykJO5rELyHgezQ69nzUX0i3OH67V"', 'api_token = "Mj2qykJO5rELyHgezQ69nzUX0i3OH67V"'),
+    ('publicToken = "9Cnzj4p4WGeKLs1Pt8QuKUpRKfFLfRYC9AIKjbJTWit"', 'refreshToken = "9Cnzj4p4WGeKLs1Pt8QuKUpRKfFLfRYC9AIKjbJTWit"'),
+    ("<UserSecretsId>79a3edd0-2092-40a2-a04d-dcb46d5ca9ed</UserSecretsId>", "<ClientSecret>q9Xv!2kLmP#4</ClientSecret>"),
+    # values that are not the secret: a counting run, an elision, a name, a quoted line of code
+    ("API_TOKEN=abcdefghijklmnop", "API_TOKEN=k3Jq9zLp0xWv7Rb2"),
+    ("ntn_1234567890123456789012345678901", "ntn_" + _R[:31]),
+    ("fn::secret: ops_eyJzaWduSW5B..[Redacted]", "fn::secret: k3Jq9zLp0xWv7Rb2"),
+    ("    secretKey: api-key", "    secretKey: hK8q2Zr7Lp4m"),
+    ('telegram_api_token = "telegram_api_token = "', 'telegram_api_token = "51224882:AAF4kL9zQw"'),
+    # unquoted after a camelCase name is code; quoted next to a vendor's name is a key
+    ("sumOfExposures = 3Kof2VffNQ0QgYIhXUPJosVlCaQKm2hfpWE6F1fT9YGY74blQBIPsrkCcf1TwKE5;",
+     'cloudflare: "oj9Yoyq0zmOyWmPPob1aoY5YSNNuJ0fbZSOURBlX"'),
+    ("sumOfExposures = 3Kof2VffNQ0QgYIhXUPJosVlCaQKm2hfpWE6F1fT9YGY74blQBIPsrkCcf1TwKE5;",
+     "algoliaAdmin: 3Kof2VffNQ0QgYIhXUPJosVlCaQKm2hfpWE6F1fT9YGY74blQBIPsrkCcf1TwKE5"),
+    # a public key or token is public; a "public" password is still a password
+    ('publicKey = "9Cnzj4p4WGeKLs1Pt8QuKUpRKfFLfRYC9AIKjbJTWit"', 'PUBLIC_DB_PASSWORD = "q9Xv2kLmP4wR"'),
+    # a store's name for a secret stays; a password made of words is still a password
+    ("    secretKey: github_token", "    dbPassword: super-secret-password"),
+])
+def test_fixtures_and_near_misses_stay_real_shapes_go(near_miss, real):
+    assert scrub.scrub(near_miss)[0] == near_miss, scrub.scrub(near_miss)[1]
+    clean, findings = scrub.scrub(real)
+    assert findings and clean != real
+
+
+def test_random_tokens_of_each_checked_shape_are_all_caught():
+    """The fixture checks (counting runs, repeats, exact shapes) never eat a random real token."""
+    import random
+    import string
+    rnd = random.Random(7)
+    b62 = string.ascii_letters + string.digits
+
+    def r(alphabet: str, n: int) -> str:
+        return "".join(rnd.choice(alphabet) for _ in range(n))
+
+    shapes = [
+        lambda: "AIza" + r(b62 + "_-", 35),
+        lambda: "sk-ant-api03-" + r(b62 + "_-", 93) + "AA",
+        lambda: "sntryu_" + r("0123456789abcdef", 64),
+        lambda: "sgp_" + r("0123456789abcdefABCDEF", 16) + "_" + r("0123456789abcdef", 40),
+        lambda: "xoxb-" + r(string.digits, 12) + "-" + r(string.digits, 13) + "-" + r(b62, 24),
+        lambda: "GR1348941" + r(b62 + "_-", 20),
+        lambda: r(string.digits, 10) + ":AA" + r(b62 + "_-", 33),
+        lambda: r(b62, 3) + "8Q~" + r(b62 + "_~.-", 34),
+        lambda: "dapi" + r("0123456789abcdef", 32),
+    ]
+    for make in shapes:
+        for _ in range(300):
+            token = make()
+            assert token not in scrub.scrub(f'value "{token}" here')[0], token
+
+
+def test_runs_of_zero_bits_are_not_placeholders():
+    """A and Q encode zero bits in base64 and bech32: real tokens hold long runs of them."""
+    twitter = "AAAAAAAAAAAAAAAAAAAAAAYUxP2tRXOL2I9CsHHKej2uWtWvi0a20oH9t6JU9l32fgI3WVJWKMCTkAlnt6nOMvSDWDewrPSkfWvm"
+    assert twitter not in scrub.scrub(f'twitterToken="{twitter}"')[0]
+    assert "zzzzzzzzzzzzzzzz" in scrub.scrub('api_key = "zzzzzzzzzzzzzzzzzzzzzzzz"')[0]
+
+
 def test_replacement_is_readable_and_overlaps_merge():
     text = f"GITHUB_TOKEN={GH} and again {GH}"
     clean, findings = scrub.scrub(text)

@@ -32,5 +32,7 @@ def test_recall_and_false_positives_hold():
     fig = readme_figures()
     res = scrub_eval.evaluate()
     assert res["recall_distinct"] >= fig["recall_distinct"] - MARGIN_RECALL, res["recall_distinct"]
-    assert res["fp_rate"] <= fig["fp_rate"] + MARGIN_FP, res["fp_rate"]
-    assert res["fp_family_rate"] <= fig["fp_family_rate"] + MARGIN_FP, res["fp_family_rate"]
+    for rate in ("fp_rule_rate", "fp_unlabelled_rate", "fp_rate"):
+        assert res[rate] <= fig[rate] + MARGIN_FP, (rate, res[rate])
+    # the targets, whatever the README says
+    assert res["recall_distinct"] >= 0.98 and res["fp_rule_rate"] <= 0.10, res

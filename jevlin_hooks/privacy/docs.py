@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from jevlin_hooks.privacy import record
+from jevlin_hooks.privacy import record, scrub
 from jevlin_hooks.privacy.rules import RULES
 
 HEADER = """# What leaves your machine, and how to turn each part off
@@ -66,4 +66,6 @@ def markdown() -> str:
     for r in RULES:
         desc = r.description.replace("|", "\\|")
         out.append(f"| `{r.name}` | {r.category} | {desc} |\n")
+    out.append("\n## What a matching rule still leaves alone\n\n")
+    out.append(scrub.LEFT_ALONE)
     return "".join(out)

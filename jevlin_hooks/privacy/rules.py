@@ -21,6 +21,7 @@ class Rule:
     keywords: tuple[str, ...] = ()
     group: int | tuple[int, ...] = 0
     check: str = ""  # extra validation by name, see scrub.py: "value", "entropy"
+    near: tuple[str, ...] = ()  # one of these words must occur in the 64 characters before the match
     flags: tuple[str, ...] = field(default_factory=tuple)
 
 
@@ -66,32 +67,33 @@ RULES: tuple[Rule, ...] = (
     Rule("bundler-credentials", "secret", "gem server credentials in Bundler settings (BUNDLE_HOST__NAME: user:pass)",
          r"\bBUNDLE_[A-Z0-9_]*__[A-Z0-9_]+[\"']?[ \t]*[=:][ \t]*[\"']?([^\s\"':]+:[^\s\"']+)", ("bundle_",), 1),
     # --- vendor formats with a recognisable prefix -------------------------------------------
-    Rule("anthropic-api-key", "secret", "Anthropic API and admin keys (sk-ant-api03-..., sk-ant-admin01-...)", r"\bsk-ant-[a-z]{2,10}\d{2}-[A-Za-z0-9_\-]{20,}", ("sk-ant-",)),
+    Rule("anthropic-api-key", "secret", "Anthropic keys: API (sk-ant-api03-) and admin (sk-ant-admin01-) keys in their published shape (95 characters ending in AA), and every other sk-ant- kind (OAuth oat/ort, session sid) at any length",
+         r"\b(sk-ant-(?:(?:api|admin)\d\d-[A-Za-z0-9_\-]{93}AA|[a-z]{2,10}\d{2}-[A-Za-z0-9_\-]{20,}))(?:[^A-Za-z0-9_\-]|$)", ("sk-ant-",), 1, "anthropic"),
     Rule("openai-api-key", "secret", "OpenAI keys: project (sk-proj-), service account (sk-svcacct-), admin (sk-admin-) and legacy (sk-...T3BlbkFJ...)",
          r"\bsk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{20,}|[A-Za-z0-9_\-]{16,}T3BlbkFJ[A-Za-z0-9_\-]{16,}|[A-Za-z0-9]{40,64})\b", ("sk-",)),
     Rule("aws-access-key-id", "secret", "AWS access key ids (AKIA, ASIA, ABIA, ACCA, A3T...)", r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b", ("akia", "asia", "abia", "acca", "a3t")),
     Rule("aws-secret-access-key", "secret", "AWS secret access keys next to an aws/secret key name",
          r"(?i)aws[a-z0-9_.\-]{0,30}(?:secret|sk|key)[a-z0-9_.\-]{0,20}[\"'`]?\s*(?:=>|:=|=|:|,)\s*[\"'`]?([A-Za-z0-9/+=]{40})\b", ("aws",), 1),
-    Rule("aws-bedrock-api-key", "secret", "Amazon Bedrock API keys (ABSK..., bedrock-api-key-...)", r"\b(?:ABSK[A-Za-z0-9+/]{40,}=*|bedrock-api-key-[A-Za-z0-9+/=]{20,})", ("absk", "bedrock-api-key-")),
+    Rule("aws-bedrock-api-key", "secret", "Amazon Bedrock API keys: long-lived (ABSK...) and short-lived (bedrock-api-key- + the base64 of a bedrock.amazonaws.com URL)", r"\b(?:ABSK[A-Za-z0-9+/]{40,}=*|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=]*)", ("absk", "bedrock-api-key-")),
     Rule("github-token", "secret", "GitHub tokens: classic PAT (ghp_), OAuth (gho_), user-to-server (ghu_), server-to-server (ghs_), refresh (ghr_)", r"\bgh[pousr]_[A-Za-z0-9]{30,}\b", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
     Rule("github-fine-grained-pat", "secret", "GitHub fine-grained personal access tokens (github_pat_...)", r"\bgithub_pat_[A-Za-z0-9_]{30,}", ("github_pat_",)),
     Rule("gitlab-token", "secret", "GitLab tokens: glpat-, glptt-, gldt-, glft-, glimt-, glagent-, gloas-, glsoat-, glcbt-, glffct-, glrt-, runner GR1348941..., _gitlab_session cookies",
-         r"\b(?:gl[a-z]{1,6}-[A-Za-z0-9_\-.]{16,}|GR1348941[A-Za-z0-9_\-]{16,}|_gitlab_session=[0-9a-z]{32})", ("gl", "gr1348941", "_gitlab_session")),
-    Rule("slack-token", "secret", "Slack tokens: bot, user, app, config and legacy (xoxb-, xoxp-, xoxa-, xoxs-, xoxe-, xapp-, xoxe.xoxp-)", r"\b(?:xox[a-z]?[.\-](?:xox[a-z]-)?[A-Za-z0-9\-]{15,}|xapp-\d-[A-Za-z0-9\-]{10,})", ("xox", "xapp-"), 0, "digits8"),
+         r"\b(?:gl[a-z]{1,6}-[A-Za-z0-9_\-.]{16,}|GR1348941[A-Za-z0-9_\-]{16,}|_gitlab_session=[0-9a-z]{32})", ("gl", "gr1348941", "_gitlab_session"), 0, "shape"),
+    Rule("slack-token", "secret", "Slack tokens: bot, user, app, config and legacy (xoxb-, xoxp-, xoxa-, xoxs-, xoxe-, xapp-, xoxe.xoxp-)", r"\b(?:xox[a-z]?[.\-](?:xox[a-z]-)?[A-Za-z0-9\-]{15,}|xapp-\d-[A-Za-z0-9\-]{10,})", ("xox", "xapp-"), 0, "slack"),
     Rule("slack-webhook-url", "secret", "Slack incoming webhook and workflow URLs", r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_\-]{10,}", ("hooks.slack.com",)),
     Rule("stripe-key", "secret", "Stripe secret, restricted and publishable keys (sk_live_, rk_test_, pk_live_, ...)", r"\b[rsp]k_(?:live|test|prod)_[A-Za-z0-9]{10,}", ("k_live_", "k_test_", "k_prod_")),
-    Rule("google-api-key", "secret", "Google API keys (AIza...)", r"\bAIza[0-9A-Za-z_\-]{35}", ("aiza",)),
+    Rule("google-api-key", "secret", "Google API keys (AIza...)", r"\b(AIza[0-9A-Za-z_\-]{35})(?:[^0-9A-Za-z_\-]|$)", ("aiza",), 1, "shape"),
     Rule("google-oauth-token", "secret", "Google OAuth access (ya29.) and refresh (1//) tokens", r"\b(?:ya29\.[0-9A-Za-z_\-]{20,}|1//0[0-9A-Za-z_\-]{30,})", ("ya29.", "1//0")),
     Rule("azure-storage-key", "secret", "Azure storage account keys and shared access keys in connection strings (AccountKey=, SharedAccessKey=, sig=)",
          r"(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature|sig)=([A-Za-z0-9+/%]{20,}={0,2})", ("accountkey", "sharedaccess", "sig="), 1),
-    Rule("azure-ad-client-secret", "secret", "Azure AD / Entra client secrets (...Q~...)", r"(?:^|[^A-Za-z0-9_~.\-])([A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34})", ("q~",), 1),
+    Rule("azure-ad-client-secret", "secret", "Azure AD / Entra client secrets (...Q~...)", r"(?:^|[^A-Za-z0-9_~.\-])([A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34})(?:[^A-Za-z0-9_~.\-]|$)", ("q~",), 1),
     Rule("huggingface-token", "secret", "Hugging Face user (hf_) and organization (api_org_) tokens", r"\b(?:hf_[A-Za-z]{34}|api_org_[A-Za-z]{34})\b", ("hf_", "api_org_")),
     Rule("npm-token", "secret", "npm access tokens (npm_...)", r"\bnpm_[A-Za-z0-9]{36}", ("npm_",)),
     Rule("pypi-token", "secret", "PyPI upload tokens (pypi-AgEIcHlwaS5vcmc...)", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{30,}", ("pypi-",)),
     Rule("sendgrid-key", "secret", "SendGrid API keys (SG.xxx.yyy)", r"\bSG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{30,64}", ("sg.",)),
     Rule("twilio-key", "secret", "Twilio API key SIDs (SK...) and account SIDs (AC...)", r"\b(?:SK|AC)[0-9a-fA-F]{32}\b", ("sk", "ac")),
     Rule("discord-token", "secret", "Discord bot tokens and webhook URLs", r"(?:\b[MNO][A-Za-z0-9_\-]{23,26}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}|discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+)", (".", "discord")),
-    Rule("telegram-bot-token", "secret", "Telegram bot tokens (digits:AA...)", r"\b\d{5,16}:A[A-Za-z0-9_\-]{34}\b", (":a",)),
+    Rule("telegram-bot-token", "secret", "Telegram bot tokens (digits:AA...)", r"\b(\d{5,16}:A[A-Za-z0-9_\-]{34})(?:[^A-Za-z0-9_\-]|$)", (":a",), 1),
     *(
         Rule(name, "secret", desc, r"\b" + pattern + r"\b", keywords, 0, "random")
         for name, desc, keywords, pattern in (
@@ -105,7 +107,7 @@ RULES: tuple[Rule, ...] = (
             ("pulumi-token", "Pulumi access tokens (pul-)", ("pul-",), r"pul-[a-f0-9]{40}"),
             ("readme-token", "ReadMe API keys (rdme_)", ("rdme_",), r"rdme_[a-z0-9]{60,}"),
             ("rubygems-token", "RubyGems API keys (rubygems_)", ("rubygems_",), r"rubygems_[a-f0-9]{48}"),
-            ("sentry-token", "Sentry org and user auth tokens (sntrys_, sntryu_)", ("sntry",), r"sntry[su]_[A-Za-z0-9+/=_]{30,}"),
+            ("sentry-token", "Sentry auth tokens: user (sntryu_ + 64 hex) and organization (sntrys_ + base64 JSON + _ + 43 characters)", ("sntry",), r"(?:sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/]{10,}={0,2}_[A-Za-z0-9+/]{43})"),
             ("shopify-token", "Shopify access tokens and shared secrets (shpat_, shpca_, shppa_, shpss_)", ("shp",), r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
             ("square-token", "Square access tokens and OAuth secrets (sq0atp-, sq0csp-, EAAA)", ("sq0", "eaaa"), r"(?:sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,43}|EAAA[A-Za-z0-9_\-]{40,})"),
             ("vault-token", "HashiCorp Vault service, batch and legacy tokens (hvs., hvb., s.)", ("hvs.", "hvb.", "s."), r"(?:hv[sb]\.[A-Za-z0-9_\-]{24,}|s\.[A-Za-z0-9]{24})"),
@@ -135,7 +137,6 @@ RULES: tuple[Rule, ...] = (
             ("terraform-token", "Terraform Cloud API tokens (.atlasv1.)", ("atlasv1",), r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,70}"),
             ("intra42-secret", "42 Intra client secrets (s-s4t2af-, s-s4t2ud-)", ("s-s4t2",), r"s-s4t2(?:af|ud)-[a-f0-9]{64}"),
             ("openshift-token", "OpenShift user tokens (sha256~)", ("sha256~",), r"sha256~[A-Za-z0-9_\-]{43}"),
-            ("okta-token", "Okta API tokens (00 + 40 characters)", ("00",), r"00[A-Za-z0-9=_\-]{40}"),
             ("facebook-token", "Facebook app tokens (appid|secret) and page tokens (EAA...)", ("|", "eaa"), r"(?:[0-9]{13,17}\|[A-Za-z0-9_\-]{27}|EAA[MC][A-Za-z0-9]{100,})"),
             ("mailchimp-key", "Mailchimp API keys (...-usNN)", ("-us",), r"[a-f0-9]{32}-us\d{1,2}"),
             ("lob-gocardless-key", "Lob and GoCardless keys (live_, test_, test_pub_)", ("live_", "test_"), r"(?:(?:live|test)_(?:pub_)?[a-f0-9]{31,35}|live_[A-Za-z0-9_=\-]{40})"),
@@ -147,11 +148,13 @@ RULES: tuple[Rule, ...] = (
             ("yandex-token", "Yandex OAuth, IAM and API keys (y0_, t1., YC, AQVN)", ("y0_", "t1.", "yc", "aqvn"), r"(?:y0_[A-Za-z0-9_\-]{55}|t1\.[A-Za-z0-9_\-]+=*\.[A-Za-z0-9_\-]{86}=*|YC[A-Za-z0-9_\-]{38}|AQVN[A-Za-z0-9_\-]{35,38})"),
             ("adobe-secret", "Adobe client secrets (p8e-)", ("p8e-",), r"p8e-[A-Za-z0-9]{32}"),
             ("beamer-token", "Beamer API keys (b_)", ("b_",), r"b_[A-Za-z0-9=_\-]{44}"),
-            ("sourcegraph-token", "Sourcegraph access tokens (sgp_, sgp_local_)", ("sgp_",), r"sgp_(?:local_)?[A-Za-z0-9_]{40,}"),
+            ("sourcegraph-token", "Sourcegraph access tokens (sgp_ + 40 hex, with an optional 16-hex instance id or local_ before them)", ("sgp_",), r"sgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}"),
             ("sonarqube-token", "SonarQube tokens (sqp_, squ_, sqa_)", ("sqp_", "squ_", "sqa_"), r"sq[pau]_[A-Za-z0-9]{40}"),
             ("cloudflare-origin-ca-key", "Cloudflare Origin CA keys (v1.0-)", ("v1.0-",), r"v1\.0-[a-f0-9]{24}-[a-f0-9]{100,}"),
         )
     ),
+    Rule("okta-token", "secret", "Okta API tokens (00 + 40 characters) with okta or SSWS in the 64 characters before",
+         r"\b00[A-Za-z0-9=_\-]{40}\b", ("00",), 0, "random", ("okta", "ssws")),
     Rule("teams-webhook-url", "secret", "Microsoft Teams / Office 365 incoming webhook URLs", r"\b[a-z0-9\-]+\.webhook\.office\.com/webhookb2/[A-Za-z0-9@\-]+/IncomingWebhook/[A-Za-z0-9\-/]+", ("webhook.office.com",)),
     Rule("quoted-high-entropy", "secret", "long random-looking quoted values (32+ characters, mixed letters and digits, high entropy) next to any name: vendor keys named only for their vendor",
          r"(?:^|[^A-Za-z0-9_\-])([A-Za-z_][A-Za-z0-9_\-]*)[\"']?[ \t]*(?:=>|:=|=|:|,)[ \t]*[\"'`]?([A-Za-z0-9+/=_\-]{32,})", ("=", ":", ","), 2, "entropy32"),

@@ -62,6 +62,30 @@ def _gated(rule: Rule, present: frozenset[str] | set[str]) -> bool:
 
 # --- value checks ----------------------------------------------------------------------------
 
+# For users (docs/privacy.md): what a matching rule still leaves alone, and why.
+LEFT_ALONE = """\
+- **placeholders**, whatever rule matched: `xxxxxxxx`, `********`, `########`, 16 equal
+  lower-case letters or digits, `EXAMPLE`, `<your token>`, `${TOKEN}`, `$VAR`, and a token whose
+  tail is masked (`xoxp-1234-...-#####`) or already redacted (`ops_eyJzaWdu..[Redacted]`);
+- **vendor tokens that do not vary**: the random part of a prefixed token must not be a counting
+  run (`1234567890`, `abcdefghij`) or a few characters repeated (`sntryu_aaaa...`); tokens with a
+  published exact shape (Anthropic, Sentry, Sourcegraph, Google, Azure AD, Telegram) must have it,
+  including where they end: a near miss is a fixture or a broken key, not a working credential;
+- **values next to credential names** that are not secrets: variable references (`$X`,
+  `process.env.X`, `secrets.X`, `op://...`), stop words (`true`, `none`, `changeme`, ...), code
+  (`self.api_key`, a quoted `x = y`), the name of a secret in a store (`secretKey: api-key`),
+  and counting runs;
+- **names that hold something else**: ids, URLs, paths, sizes, hashes (`client_id`,
+  `token_url`, `UserSecretsId`, `keyPath`), public keys and tokens (`public_key`,
+  `publishableKey`; a "public" password or secret is still redacted),
+  anti-forgery tokens (`csrf`, `xsrf`, `authenticity_token`), and `key` inside another word
+  (`monkeys`, `keying`);
+- **random-looking values that are not secrets** (entropy rules only): git SHAs, UUIDs, package
+  integrity hashes, image digests, version strings, paths and URLs, dotted host names, and
+  unquoted values assigned with `=` to a camelCase name (code, where a secret would be a string
+  literal; YAML's `name: value` is still checked).
+"""
+
 _STOPWORDS = frozenset("""
 true false null none nil undefined yes no on off required optional string str int bool boolean
 password passwd secret token key apikey api_key value example sample test dummy placeholder
@@ -75,6 +99,9 @@ _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 _HEX_DIGEST = re.compile(r"^(?:[0-9a-f]{7,12}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{96}|[0-9a-f]{128}|[0-9A-F]{40}|[0-9A-F]{64})$")
 _INTEGRITY = re.compile(r"^(?:sha(?:1|256|384|512)[-:][A-Za-z0-9+/=]{20,}|[a-z0-9.\-/]+@sha256:[0-9a-f]{64})$")
 _VERSIONISH = re.compile(r"^v?\d+(?:[._\-]\d+)+(?:[._\-+][A-Za-z0-9.\-]+)?$")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+# api-key, github_token: how a secret store names the secret (super-secret-password is a password)
+_CRED_NAME = re.compile(r"^[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*[-_.](?:key|token)(?:[-_.][a-z0-9]+)*$")
 _ARTIFACT = re.compile(r"^[a-z][a-z0-9\-]*-\d+(?:\.\d+)+$")  # jjwt-jackson-0.11.2
 
 
@@ -87,8 +114,11 @@ def _placeholder(value: str) -> bool:
     v = value[:CHECK_LIMIT].strip().strip("\"'`")
     if len(v) < 4 or _ARTIFACT.match(v) or v.endswith(":") or _ascending_run(v) >= 10:
         return True  # ...0123456789, abcdefghij...: a fixture, not a credential
-    if " = " in v or " := " in v:
+    raw = value[:CHECK_LIMIT]
+    if " = " in raw or " := " in raw:
         return True  # a line of code quoted inside a string
+    if _CRED_NAME.match(v):
+        return True  # secretKey: api-key: the name of a secret in a store, not the secret
     low = v.lower()
     if " " in v and value.lstrip().startswith("`"):
         return True  # `command substitution`
@@ -111,11 +141,20 @@ def _entropy(s: str) -> float:
 
 
 def _ascending_run(s: str) -> int:
+    """The longest counting run (abcdef, 123456), whatever the case."""
     best = run = 1
-    for a, b in zip(s, s[1:], strict=False):
+    for a, b in zip(s.lower(), s[1:].lower(), strict=False):
         run = run + 1 if ord(b) == ord(a) + 1 else 1
         best = max(best, run)
     return best
+
+
+def _shaped(body: str) -> bool:
+    """A vendor token's random part: not a counting run (ntn_1234567890...) and not a few
+    characters repeated (sntryu_aaaa...). Tokens put their random part last, so the tail is
+    what must vary: GR1348941 + 123123123... is a prefix and a pattern."""
+    body = body[:CHECK_LIMIT]
+    return _ascending_run(body) < 10 and _entropy(body) >= 3.0 and _entropy(body[-20:]) >= 2.5
 
 
 def _random_looking(value: str) -> bool:
@@ -138,12 +177,23 @@ def _random_looking(value: str) -> bool:
     return _entropy(v) >= 3.3 and _ascending_run(v) < 8
 
 
+# 16 equal lower-case letters are a placeholder (aaaa...). Upper case is left alone: A and Q
+# encode zero bits in base64 and bech32, and real tokens hold long runs of them (Twitter bearer
+# tokens begin with 20 A's).
 _FAKE = re.compile(r"([xX*.#])\1{7}|(\d)\2{15}|EXAMPLE|<|\$\{|^\$")
+_LOWER_RUN = re.compile(r"([a-z])\1{15}")  # apart: in one pattern it slowed every search by half
 
 
-def looks_fake(value: str) -> bool:
-    """Documentation placeholders: ghp_xxxxxxxx, AKIA...EXAMPLE, <your token>, ${TOKEN}, ****."""
-    return _FAKE.search(value[:CHECK_LIMIT]) is not None
+_MASKED_TAILS = ("###", "***", "[REDACTED", "[Redacted", "[redacted")
+
+
+def looks_fake(value: str, text: str = "", end: int = 0) -> bool:
+    """Documentation placeholders, whatever rule matched them: ghp_xxxxxxxx, AKIA...EXAMPLE,
+    <your token>, ${TOKEN}, ****, or a token whose tail is masked (xoxp-1234-...-#####) or
+    already redacted (ops_eyJzaWdu..[Redacted])."""
+    v = value[:CHECK_LIMIT]
+    return _FAKE.search(v) is not None or len(v) >= 16 and _LOWER_RUN.search(v) is not None \
+        or text.startswith(_MASKED_TAILS, end)
 
 
 # Names that contain a credential word but hold something else: an id, a URL, a file, a size.
@@ -161,6 +211,11 @@ _NOT_SECRET_KEYS = (
     "s3key", "tokenizer", "tokens", "keys", "passwordless", "secrets", "keyword", "keywords",
 )
 
+# token_url, api_key_id, secretsid, passwordhash: a credential word, then what the name holds
+_NOT_SECRET_ENDINGS = tuple("_" + s for s in _NOT_SECRET_KEY_SUFFIXES) + tuple(
+    w + s for s in _NOT_SECRET_KEY_SUFFIXES
+    for w in ("token", "tokens", "key", "keys", "secret", "secrets", "password", "credentials", "credential"))
+
 
 # Values next to these names are random but not secret: ciphertext parts (SOPS's iv/tag/mac),
 # signatures and digests that are public by design.
@@ -168,19 +223,46 @@ _PUBLIC_RANDOM_KEYS = ("iv", "tag", "mac", "nonce", "data", "signature", "etag",
                        "publictoken", "public_token")
 
 
+# Words that make a name say "not secret" wherever they occur in it: anti-forgery tokens are
+# public in every page they protect; public and publishable keys and tokens are public by design
+# (but a "public" password or secret is still a password or secret).
+_ANTI_FORGERY_WORDS = ("csrf", "xsrf", "authenticity")
+_PUBLIC_NAME_WORDS = ("public", "publishable", "pubkey")
+_SECRET_WORDS = ("pass", "pwd", "secret", "cred", "private")
+_CREDENTIAL_WORDS = ("pass", "pwd", "secret", "token", "cred", "bearer", "jwt", "auth", "sig", "salt", "cookie", "account")
+
+
 def _entropy_key_ok(key: str) -> bool:
     low = key.lower().strip("\"'`")
-    return _key_ok(low) and not any(low == k or low.endswith(("-" + k, "_" + k, "." + k)) for k in _PUBLIC_RANDOM_KEYS)
+    return _key_ok(key) and not any(low == k or low.endswith(("-" + k, "_" + k, "." + k)) for k in _PUBLIC_RANDOM_KEYS)
 
 
 def _key_ok(key: str) -> bool:
-    low = key.lower().strip("\"'`")
+    name = key.strip("\"'`")
+    low = name.lower()
     flat = low.replace("_", "").replace("-", "").replace(".", "")
-    if any(flat.endswith(k) for k in _NOT_SECRET_KEYS):
+    if flat.endswith(_NOT_SECRET_KEYS) or any(w in flat for w in _ANTI_FORGERY_WORDS):
         return False
-    tail = low.replace("-", "_").replace(".", "_")
-    return not any(tail.endswith("_" + s) or (tail.endswith(s) and tail[: -len(s)].endswith(("token", "key", "secret", "password", "credentials", "credential")))
-                   for s in _NOT_SECRET_KEY_SUFFIXES)
+    if any(w in flat for w in _PUBLIC_NAME_WORDS) and not any(w in flat for w in _SECRET_WORDS):
+        return False
+    if "key" in low and not any(w in low for w in _CREDENTIAL_WORDS) and not _has_word_key(name):
+        return False  # monkeys-audio, master-keying: "key" inside another word
+    if name != low and name != name.upper():
+        low = _CAMEL.sub("_", name).lower()  # UserSecretsId -> user_secrets_id
+    return not low.replace("-", "_").replace(".", "_").endswith(_NOT_SECRET_ENDINGS)
+
+
+def _has_word_key(name: str) -> bool:
+    """Whether "key" ends a word in ``name``: apiKey, api_key, KEY, hmackey; not monkeys or
+    keying. Case is kept so camelCase shows where a word ends."""
+    low = name.lower()
+    i = low.find("key")
+    while i >= 0:
+        j = i + 3
+        if j == len(name) or not name[j].isalpha() or name[j].isupper() and not name[j - 1].isupper():
+            return True
+        i = low.find("key", i + 1)
+    return False
 
 
 def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = None) -> bool:
@@ -199,6 +281,9 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
     if kind == "entropy":
         return _random_looking(value) and (m is None or _entropy_key_ok(m.group(1) or ""))
     if kind == "entropy32":
+        quoted = start > 0 and text[start - 1] in "\"'`"
+        if not quoted and m is not None and _CAMEL.search(m.group(1) or "") and "=" in text[m.end(1):start]:
+            return False  # sumOfExposures = 3Kof...: code, where a secret would be a string literal
         return (len(value) >= 32 and _random_looking(value) and _entropy(value) >= 3.6
                 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
                 and (m is None or _entropy_key_ok(m.group(1) or "")))
@@ -214,13 +299,25 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         has_symbol = any(not c.isalnum() for c in v)
         mixed = any(c.isupper() for c in v[1:]) and any(c.islower() for c in v)
         return (has_digit and any(c.isalpha() for c in v)) or (has_symbol and (has_digit or mixed)) or (mixed and len(v) >= 12)
-    if kind == "digits8":
-        return sum(c.isdigit() for c in value) >= 8
+    if kind == "slack":
+        # Slack's numeric parts are team, user and bot ids (6 to 13 digits in every token seen);
+        # a one-digit version may lead. xoxp-1234-1234-1234-... is a made-up shape.
+        numbers = [p for p in value.replace(".", "-").split("-") if p.isdigit() and len(p) > 1]
+        return sum(c.isdigit() for c in value) >= 8 and all(len(p) >= 6 for p in numbers)
+    if kind == "anthropic":
+        # API and admin keys have one published shape (95 characters ending AA); a near miss is
+        # a fixture or a broken key. Other kinds (OAuth, session) are taken at any length.
+        kind_end = value.find("-", 7) + 1
+        if value.startswith(("sk-ant-api", "sk-ant-admin")):
+            return len(value) - kind_end == 95 and value.endswith("AA")
+        return True
+    if kind == "shape":
+        return _shaped(value)
     if kind == "random":
         body = value.split("_", 1)[-1] if "_" in value[:8] else value
-        if _ascending_run(body) >= 10:
-            return False  # ntn_1234567890...: a counting example, not a token
-        return any(c.isdigit() for c in body) or len(body) >= 40
+        if start > 0 and text[start - 1] == ".":
+            return False  # video_box.ico-7a38....png: part of a dotted file or host name
+        return _shaped(body) and (any(c.isdigit() for c in body) or len(body) >= 40)
     if kind == "userpass":
         user, _, password = value.replace('"', "").partition(":")
         if not password:  # an API key given as the user name (curl -u "KEY:")
@@ -275,12 +372,26 @@ def find(text: str, disabled: Iterable[str] = ()) -> list[Finding]:
             else:
                 continue
             value = text[s:e]
-            if secret and looks_fake(value):
+            if secret and looks_fake(value, text, e):
+                continue
+            if rule.near and not _near(lower, s, rule.near):
                 continue
             if rule.check and not _check(rule, value, text, s, e, _Groups(m, ascii_) if needs_match else None):
                 continue
             out.append(Finding(rule.name, s, e))
     return out
+
+
+def _near(lower: str, start: int, words: tuple[str, ...]) -> bool:
+    """Whether a word starts in the 64 characters before ``start`` (OKTA_TOKEN, not rookTable)."""
+    window = lower[max(0, start - 64):start]
+    for w in words:
+        i = window.find(w)
+        while i >= 0:
+            if i == 0 or not window[i - 1].isalpha():
+                return True
+            i = window.find(w, i + 1)
+    return False
 
 
 class _Groups:
@@ -294,6 +405,9 @@ class _Groups:
     def group(self, i: int) -> str | None:
         g = self.m.group(i)
         return g.decode("ascii") if self.b and g is not None else g
+
+    def end(self, i: int) -> int:
+        return self.m.end(i)  # bytes run only on ASCII text, so byte and character offsets agree
 
 
 def merge(findings: list[Finding]) -> list[Finding]:
