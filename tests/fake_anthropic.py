@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
 from collections.abc import Callable
-from http.server import ThreadingHTTPServer
 from typing import Any
 
-from http_helpers import QuietHandler
+from http_helpers import LocalServer, QuietHandler
 
 Decide = Callable[[dict[str, Any]], list[dict[str, Any]]]
 _ids = itertools.count(1)
@@ -43,7 +41,7 @@ def tool_results(body: dict[str, Any]) -> list[str]:
     return [b.get("tool_use_id") for b in msgs[-1]["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
 
 
-class FakeAnthropic:
+class FakeAnthropic(LocalServer):
     def __init__(self, decide: Decide, prefix: str = "e2e") -> None:
         self.decide = decide
         self.prefix = prefix
@@ -120,15 +118,5 @@ class FakeAnthropic:
                 self.end_headers()
                 self.wfile.write(payload)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.serve(Handler)
 
-    def __enter__(self) -> FakeAnthropic:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.server.shutdown()
-        self.server.server_close()

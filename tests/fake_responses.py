@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
 from collections.abc import Callable
-from http.server import ThreadingHTTPServer
 from typing import Any
 
-from http_helpers import QuietHandler
+from http_helpers import LocalServer, QuietHandler
 
 _ids = itertools.count(1)
 
@@ -43,7 +41,7 @@ def function_outputs(body: dict[str, Any]) -> list[dict[str, Any]]:
     return list(reversed(out))
 
 
-class FakeResponses:
+class FakeResponses(LocalServer):
     def __init__(self, decide: Callable[[dict[str, Any]], list[dict[str, Any]]], prefix: str = "cx",
                  usage: int | Callable[[int], int] = 100) -> None:
         """``usage``: input tokens reported, or a function of the request number (from 1)."""
@@ -101,15 +99,5 @@ class FakeResponses:
                 self.end_headers()
                 self.wfile.write(payload)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.serve(Handler, '/v1')
 
-    def __enter__(self) -> FakeResponses:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.server.shutdown()
-        self.server.server_close()

@@ -16,13 +16,12 @@ import struct
 import threading
 import time
 from collections import Counter
-from http.server import ThreadingHTTPServer
 from typing import Any
 
-from http_helpers import QuietHandler
+from http_helpers import LocalServer, QuietHandler
 
 
-class FaultServer:
+class FaultServer(LocalServer):
     def __init__(self, faults: list[str] | None = None, default: str = "ok") -> None:
         self.faults = list(faults or [])
         self.default = default
@@ -88,10 +87,7 @@ class FaultServer:
                 return self.send_json(200, {"rejected": rejected} if rejected else {})
 
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.serve(Handler)
 
     def set(self, faults: list[str] | None = None, default: str | None = None) -> None:
         with self.lock:
@@ -100,10 +96,3 @@ class FaultServer:
             if default is not None:
                 self.default = default
 
-    def __enter__(self) -> FaultServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.server.shutdown()
-        self.server.server_close()
