@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/hook_latency.py [--n 200]
 
-Each sample is one whole process, as the harness runs it: `python -I -S jevlin_hooks/entry.py
+Each sample is one whole process, as the harness runs it: `python -I -S jevlin_hooks/capture/entry.py
 claude-code` with a real Claude Code payload on stdin. Every event sample is interleaved with a
 floor sample (`python -I -S -c pass`, same interpreter), so machine noise hits both alike; the
 ratio of the two is what the budget is about (p50 <= 2x, p99 <= 4x). Search events use fresh

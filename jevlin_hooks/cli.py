@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["context"] and len(args) == 1:
-        from jevlin_hooks import context
+        from jevlin_hooks.capture import context
 
         return context.main()
     return _main(args)
@@ -77,7 +77,7 @@ def _main(args: list[str]) -> int:
     ns = parser.parse_args(args)
 
     if ns.cmd == "context":
-        from jevlin_hooks import context
+        from jevlin_hooks.capture import context
 
         return context.main()
     if ns.cmd in ("threads", "thread", "summarize"):
@@ -87,9 +87,9 @@ def _main(args: list[str]) -> int:
 
         return doctor.run()
     if ns.cmd == "status":
-        from jevlin_hooks import status
+        from jevlin_hooks.views import status_screen
 
-        return status.main()
+        return status_screen.main()
     if ns.cmd == "demo":
         from jevlin_hooks import demo
 
@@ -107,7 +107,7 @@ def _main(args: list[str]) -> int:
     if ns.cmd == "spool":
         return _spool(ns)
     if ns.cmd == "hook":
-        from jevlin_hooks.hook import main as hook_main
+        from jevlin_hooks.capture.hook import main as hook_main
 
         hook_main(ns.harness)
     return 0
@@ -116,7 +116,8 @@ def _main(args: list[str]) -> int:
 def _trajectory(ns: Any) -> int:
     import json
 
-    from jevlin_hooks import paths, trajectory
+    from jevlin_hooks.base import paths
+    from jevlin_hooks.views import trajectory
 
     threads = trajectory.build(trajectory.load_records(paths.home()))
     if ns.cmd == "threads":
@@ -141,7 +142,7 @@ def _trajectory(ns: Any) -> int:
         pass
     print(trajectory.render_text(th, width))
     if ns.html:
-        from jevlin_hooks import trajectory_html
+        from jevlin_hooks.views import trajectory_html
 
         try:
             with open(ns.html, "w", encoding="utf-8") as f:
@@ -153,13 +154,13 @@ def _trajectory(ns: Any) -> int:
 
 
 def _daemon(ns: object) -> int:
-    from jevlin_hooks import paths
-    from jevlin_hooks.daemon import control
+    from jevlin_hooks.base import paths
+    from jevlin_hooks.ship import control
 
     home = paths.home()
     action = ns.action
     if action == "run":
-        from jevlin_hooks.daemon import service
+        from jevlin_hooks.ship import service
 
         return service.main(["--once"] if ns.once else [])
     if action == "start":
@@ -180,7 +181,7 @@ def _daemon(ns: object) -> int:
 def _spool(ns: object) -> int:
     import shutil
 
-    from jevlin_hooks import paths, spool
+    from jevlin_hooks.base import paths, spool
 
     home = paths.home()
     if ns.action == "release-held":
@@ -196,7 +197,7 @@ def _spool(ns: object) -> int:
 
 
 def _scrub(ns: object) -> int:
-    from jevlin_hooks import config, paths
+    from jevlin_hooks.base import config, paths
     from jevlin_hooks.privacy import scrub
     from jevlin_hooks.privacy.rules import RULES
 
@@ -226,7 +227,7 @@ def _scrub(ns: object) -> int:
 
 
 def _key(ns: object) -> int:
-    from jevlin_hooks import paths
+    from jevlin_hooks.base import paths
     from jevlin_hooks.privacy import ids
 
     home = paths.home()
@@ -251,7 +252,7 @@ def _key(ns: object) -> int:
 def _preview(ns: object) -> int:
     import json
 
-    from jevlin_hooks import config, paths, spool
+    from jevlin_hooks.base import config, paths, spool
     from jevlin_hooks.privacy import ids, record
 
     home = paths.home()

@@ -13,7 +13,9 @@ import os
 import tempfile
 import time
 
-from jevlin_hooks import replay, spool, trajectory, trajectory_html
+from jevlin_hooks import replay
+from jevlin_hooks.base import spool
+from jevlin_hooks.views import trajectory, trajectory_html
 
 CLAUDE = ("basic", "resume", "compact", "subagent", "autocompact", "failures", "interrupt", "apierror")
 CODEX = ("basic", "resume", "compact", "subagent", "interrupt", "failures")
@@ -49,7 +51,7 @@ def main() -> int:
     hooks_took = time.monotonic() - t0
     queued = spool.count(home, "new")
     os.environ["JEVLIN_HOME"] = home
-    from jevlin_hooks.daemon.service import Daemon
+    from jevlin_hooks.ship.service import Daemon
 
     t1 = time.monotonic()
     Daemon(home, once=True).run()

@@ -12,7 +12,8 @@ import stat
 import time
 from typing import Any
 
-from jevlin_hooks import config, install, log, paths, spool
+from jevlin_hooks import install
+from jevlin_hooks.base import config, log, paths, spool
 
 
 def _load_json(path: str) -> Any:
@@ -138,9 +139,9 @@ def check_cursor(out: list[tuple[bool, str]]) -> None:
 
 
 def check_home(home: str, out: list[tuple[bool, str]]) -> None:
-    from jevlin_hooks.daemon import control
-    from jevlin_hooks.daemon import status as dstatus
     from jevlin_hooks.privacy import ids
+    from jevlin_hooks.ship import control
+    from jevlin_hooks.ship import daemon_state as dstatus
 
     try:
         cfg = config.load(home, use_cache=False)

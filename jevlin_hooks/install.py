@@ -17,9 +17,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from jevlin_hooks import paths
+from jevlin_hooks.base import paths
 
-ENTRY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "entry.py")
+ENTRY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "capture", "entry.py")
 MARK = "jevlin_hooks"
 
 # Every event that updates lineage or queues a record runs synchronously: `claude -p` kills

@@ -15,7 +15,7 @@ import sys
 from importlib import resources
 from typing import Any
 
-ENTRY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "entry.py")
+ENTRY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "capture", "entry.py")
 
 # scenario -> (transcript file, how many finished turns it holds then; None = all of it)
 CLAUDE_TRANSCRIPTS: dict[str, tuple[str, int | None]] = {

@@ -14,7 +14,9 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from jevlin_hooks import lineage, replay, spool  # noqa: E402
+from jevlin_hooks import replay
+from jevlin_hooks.base import spool  # noqa: E402
+from jevlin_hooks.capture import lineage
 
 # No test process may leave a daemon behind: hooks do not autostart one unless a test asks.
 os.environ["JEVLIN_DAEMON_AUTOSTART"] = "0"

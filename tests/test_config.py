@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from jevlin_hooks import config
+from jevlin_hooks.base import config
 
 
 def test_example_config_is_the_defaults():

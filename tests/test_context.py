@@ -9,7 +9,7 @@ import sys
 
 from conftest import readonly_copy, run
 
-from jevlin_hooks import context
+from jevlin_hooks.capture import context
 from jevlin_hooks.privacy import ids
 
 CLI = [sys.executable, "-c", "import sys; from jevlin_hooks.cli import main; sys.exit(main())", "context"]

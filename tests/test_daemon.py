@@ -17,9 +17,9 @@ import pytest
 from conftest import run
 from fault_server import FaultServer
 
-from jevlin_hooks import spool
-from jevlin_hooks.daemon import control, sinks
+from jevlin_hooks.base import spool
 from jevlin_hooks.privacy import ids
+from jevlin_hooks.ship import control, sinks
 
 
 def write_config(home: str, sink: str = "local", endpoint: str = "", extra: str = "") -> None:
@@ -49,7 +49,7 @@ class Daemon:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> Daemon:
-        self.proc = subprocess.Popen([sys.executable, "-m", "jevlin_hooks.daemon.service", "run"], env=self.env,
+        self.proc = subprocess.Popen([sys.executable, "-m", "jevlin_hooks.ship.service", "run"], env=self.env,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         wait_for(lambda: (control.running_pid(self.home) or 0) > 0, 10, "daemon start")
         return self
@@ -219,7 +219,7 @@ def test_one_instance_stale_pid_and_prompt_sigterm(home):
             f.write("999999\n")  # left by a crash: must not block a start
         queue(home, 0, 3)
         with Daemon(home) as d:
-            second = subprocess.run([sys.executable, "-m", "jevlin_hooks.daemon.service", "run"],
+            second = subprocess.run([sys.executable, "-m", "jevlin_hooks.ship.service", "run"],
                                     env=d.env, capture_output=True, text=True, timeout=30)
             assert second.returncode == 1 and "already running" in second.stderr
             wait_for(lambda: len(srv.requests) >= 1, 10, "a send in flight")
@@ -273,7 +273,7 @@ def test_autostart_from_session_start(home):
 def test_install_service_writes_a_unit(home, tmp_path):
     path, enable = control.install_service(home, "linux", str(tmp_path))
     text = open(path).read()
-    assert path.endswith("systemd/user/jevlin-hooks.service") and "jevlin_hooks.daemon.service run" in text
+    assert path.endswith("systemd/user/jevlin-hooks.service") and "jevlin_hooks.ship.service run" in text
     assert f"JEVLIN_HOME={home}" in text and "systemctl --user" in enable
     path, enable = control.install_service(home, "darwin", str(tmp_path))
     assert path.endswith("LaunchAgents/dev.jevlin.hooks.plist") and "launchctl load" in enable
@@ -389,7 +389,7 @@ def test_otlp_body_is_a_valid_export_request(home):
                              capture_output=True, text=True).stdout
         assert "collector rejected 1 span" in out
         # a re-send yields the same ids: idempotent
-        from jevlin_hooks.daemon.sinks import otlp
+        from jevlin_hooks.ship.sinks import otlp
         key = ids.load_key(home)
         from jevlin_hooks.privacy import record
         safe = record.make_safe(recs[0], key)

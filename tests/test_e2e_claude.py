@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from fake_anthropic import FakeAnthropic, last_user_text, tool_results
 
-from jevlin_hooks import lineage, spool
+from jevlin_hooks.base import spool
+from jevlin_hooks.capture import lineage
 from jevlin_hooks.privacy import ids
 
 CLAUDE = os.path.join(os.path.dirname(__file__), "e2e", "node_modules", ".bin", "claude")

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from fake_responses import FakeResponses, function_outputs, input_text, last_user_text
 
-from jevlin_hooks import lineage, spool
+from jevlin_hooks.base import spool
+from jevlin_hooks.capture import lineage
 from jevlin_hooks.privacy import ids
 
 CODEX = os.path.join(os.path.dirname(__file__), "e2e", "node_modules", ".bin", "codex")

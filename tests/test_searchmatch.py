@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from jevlin_hooks import config, searchmatch
+from jevlin_hooks.base import config
+from jevlin_hooks.capture import searchmatch
 
 CFG = config.defaults()["search"]
 

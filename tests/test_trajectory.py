@@ -12,8 +12,9 @@ import time
 import pytest
 from conftest import PROBE_CONFIG, run
 
-from jevlin_hooks import replay, trajectory
+from jevlin_hooks import replay
 from jevlin_hooks.privacy import ids
+from jevlin_hooks.views import trajectory
 
 S_MAIN = "0f3b5964-7452-4415-a237-0a07ecc7cd2f"
 S_AUTO = "8793927a-f8f1-4733-9a41-1ea77335790a"

@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-from jevlin_hooks import replay, transcript
+from jevlin_hooks import replay
+from jevlin_hooks.capture import transcript
 
 T = os.path.join(replay.data_dir(), "transcripts")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import stat
 
-from jevlin_hooks import paths
+from jevlin_hooks.base import paths
 
 KEY_NAME = "key"
 KEY_BYTES = 32

@@ -9,9 +9,9 @@ import subprocess
 import sys
 import time
 
-from jevlin_hooks import spool
-from jevlin_hooks.daemon import status as status_file
-from jevlin_hooks.daemon.service import LOCK_NAME, PID_NAME
+from jevlin_hooks.base import spool
+from jevlin_hooks.ship import daemon_state as status_file
+from jevlin_hooks.ship.service import LOCK_NAME, PID_NAME
 
 
 def running_pid(home: str) -> int | None:
@@ -37,7 +37,7 @@ def running_pid(home: str) -> int | None:
 
 
 def command() -> list[str]:
-    return [sys.executable, "-m", "jevlin_hooks.daemon.service", "run"]
+    return [sys.executable, "-m", "jevlin_hooks.ship.service", "run"]
 
 
 def start(home: str, wait: float = 5.0) -> tuple[bool, str]:

@@ -149,7 +149,7 @@ def glob(pattern: str, name: str) -> bool:
 
 def tool_query(tool_input: Any) -> str:
     if isinstance(tool_input, str):
-        from jevlin_hooks import fastjson
+        from jevlin_hooks.base import fastjson
 
         try:
             tool_input = fastjson.loads(tool_input)

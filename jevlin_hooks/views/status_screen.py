@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import time
 
-from jevlin_hooks import config, lineage, log, paths
+from jevlin_hooks.base import config, log, paths
+from jevlin_hooks.capture import lineage
 
 
 def _age(seconds: float) -> str:
@@ -42,7 +43,7 @@ def lines(home: str) -> list[str]:
             f"window {s.get('window', 0)}  seq {s.get('seq', 0)}  turns {len(s.get('turns', []))}"
             f"{'  (turn open)' if turn else ''}  {s.get('status')}"
         )
-    from jevlin_hooks.daemon import control
+    from jevlin_hooks.ship import control
 
     out += control.status_lines(home)
     errors = log.tail(home, "hook.log", 5)

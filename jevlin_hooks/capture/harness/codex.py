@@ -14,7 +14,7 @@ Stop and is recognised as the same turn; without hooks it is the only signal of 
 
 from __future__ import annotations
 
-from jevlin_hooks.harness import common
+from jevlin_hooks.capture.harness import common
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

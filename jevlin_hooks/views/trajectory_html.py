@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from html import escape
 from typing import Any
 
-from jevlin_hooks.trajectory import MARK, Thread, Turn, _dur, _ts
+from jevlin_hooks.views.trajectory import MARK, Thread, Turn, _dur, _ts
 
 CSS = """
 :root { --fg:#1d232a; --muted:#5f6b7a; --line:#d8dee6; --bg:#f6f8fa; --ok:#1f7a3d; --bad:#b42318; --warn:#9a6700;

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import time
 
-from jevlin_hooks import fastjson, paths
+from jevlin_hooks.base import fastjson, paths
 
 # typing (which imports re) costs more than a hook's whole start-up budget: types only.
 TYPE_CHECKING = False

@@ -12,7 +12,7 @@ import os
 import sys
 import time
 
-from jevlin_hooks import fastjson, paths
+from jevlin_hooks.base import fastjson, paths
 
 # typing (which imports re) costs more than a hook's whole start-up budget: types only.
 TYPE_CHECKING = False
@@ -47,11 +47,11 @@ def _read_stdin() -> bytes:
 
 def _harness_module(harness: str) -> Any:
     if harness == "claude-code":
-        from jevlin_hooks.harness import claude_code as mod
+        from jevlin_hooks.capture.harness import claude_code as mod
     elif harness == "codex":
-        from jevlin_hooks.harness import codex as mod  # type: ignore[no-redef]
+        from jevlin_hooks.capture.harness import codex as mod  # type: ignore[no-redef]
     elif harness == "cursor":
-        from jevlin_hooks.harness import cursor as mod  # type: ignore[no-redef]
+        from jevlin_hooks.capture.harness import cursor as mod  # type: ignore[no-redef]
     else:
         raise ValueError("unknown harness")
     return mod
@@ -61,7 +61,7 @@ def _agent_pid() -> int | None:
     env = os.environ.get("CLAUDE_PID")
     if env and env.isdigit():
         return int(env)
-    from jevlin_hooks import procinfo
+    from jevlin_hooks.capture import procinfo
 
     pid = os.getppid()
     if procinfo.comm(pid) in ("sh", "bash", "dash", "zsh", "fish"):
@@ -76,7 +76,7 @@ def _route(harness: str, ev: dict[str, Any], home: str) -> None:
     `notify`, which names the child thread alone, needs the index. Cursor: a subagent is a
     conversation of its own, known from subagentStart or from its parent_conversation_id.
     """
-    from jevlin_hooks import lineage
+    from jevlin_hooks.capture import lineage
 
     if harness == "codex":
         if ev["kind"] == "notify_turn_complete":
@@ -103,7 +103,7 @@ def _route(harness: str, ev: dict[str, Any], home: str) -> None:
 
 
 def _history(ev: dict[str, Any], wait: float) -> str | None:
-    from jevlin_hooks import transcript
+    from jevlin_hooks.capture import transcript
 
     path = ev.get("agent_transcript_path") if ev.get("agent_id") else ev.get("transcript_path")
     call = ev.get("tool_use_id")
@@ -124,7 +124,7 @@ def _history(ev: dict[str, Any], wait: float) -> str | None:
 
 
 def _summary(ev: dict[str, Any], wait: float) -> dict[str, Any] | None:
-    from jevlin_hooks import transcript
+    from jevlin_hooks.capture import transcript
 
     path = ev.get("transcript_path")
     if not path:
@@ -144,14 +144,14 @@ def _summary(ev: dict[str, Any], wait: float) -> dict[str, Any] | None:
 
 def handle(harness: str, payload: Any, home: str) -> list[str]:
     """Process one event; returns what to print on stdout (the harness's neutral answer)."""
-    from jevlin_hooks import config
+    from jevlin_hooks.base import config
 
     mod = _harness_module(harness)
     answer = getattr(mod, "answer", lambda p: [])(payload)
     try:
         cfg = config.load(home)
     except (config.ConfigError, OSError) as exc:
-        from jevlin_hooks import log
+        from jevlin_hooks.base import log
 
         log.write(home, "hook.log", f"{harness}: config unusable ({type(exc).__name__}); using defaults")
         cfg = config.defaults()
@@ -167,7 +167,7 @@ def handle(harness: str, payload: Any, home: str) -> list[str]:
         try:  # created here, outside any sandbox, so a sandboxed search can read it
             ids.load_key(home, create=True)
         except OSError as exc:
-            from jevlin_hooks import log
+            from jevlin_hooks.base import log
 
             log.write(home, "hook.log", f"{harness}: key unusable: {exc}")
     if ev["kind"] in ("session_start", "prompt") and not ev.get("agent_id"):
@@ -180,21 +180,21 @@ def handle(harness: str, payload: Any, home: str) -> list[str]:
         ev["summary"] = _summary(ev, wait)
     elif ev["kind"] in ("stop", "stop_failure", "interrupt") and harness == "codex" and ev.get("transcript_path") \
             and not ev.get("agent_id"):
-        from jevlin_hooks import transcript
+        from jevlin_hooks.capture import transcript
 
         ev["summary"] = transcript.codex_turn_usage(ev["transcript_path"], ev.get("turn_id"))
     if ev.get("agent_pid"):
-        from jevlin_hooks import procinfo
+        from jevlin_hooks.capture import procinfo
 
         ev["agent_pid_start"] = procinfo.start_time(ev["agent_pid"])
 
-    from jevlin_hooks import engine, lineage
+    from jevlin_hooks.capture import engine, lineage
 
     def history_for(p: dict[str, Any]) -> str | None:
         path = p.get("transcript_path")
         if harness != "claude-code" or not path or not p.get("call_id"):
             return None
-        from jevlin_hooks import transcript
+        from jevlin_hooks.capture import transcript
 
         try:
             return transcript.history(path, p["call_id"])
@@ -252,7 +252,7 @@ def _maybe_start_daemon(home: str) -> None:
         os.dup2(out, 1)
         os.dup2(out, 2)
         env = dict(os.environ, JEVLIN_HOME=home)
-        os.execve(sys.executable, [sys.executable, "-m", "jevlin_hooks.daemon.service", "run"], env)
+        os.execve(sys.executable, [sys.executable, "-m", "jevlin_hooks.ship.service", "run"], env)
     finally:
         os._exit(0)
 
@@ -303,7 +303,7 @@ def main(harness: str, argv: list[str] | None = None) -> None:
             # hooks read "permission", beforeSubmitPrompt "continue"; the rest ignore both.
             out = ['{"permission":"allow","continue":true}']
         try:
-            from jevlin_hooks import log
+            from jevlin_hooks.base import log
 
             log.write(home, "hook.log", f"{harness}: {log.describe(exc)}")
         except BaseException:  # noqa: BLE001

@@ -5,7 +5,7 @@ events, its turn id field and how a tool response reads as a status."""
 
 from __future__ import annotations
 
-from jevlin_hooks import searchmatch
+from jevlin_hooks.capture import searchmatch
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ import os
 import time
 from typing import Any
 
-from jevlin_hooks import paths
+from jevlin_hooks.base import paths
 
 NAME = "daemon.json"
 

@@ -56,15 +56,15 @@ def from_config(cfg: dict[str, Any], home: str) -> Sink:
     ship = cfg["ship"]
     kind = ship["sink"]
     if kind == "local":
-        from jevlin_hooks.daemon.sinks.local import LocalSink
+        from jevlin_hooks.ship.sinks.local import LocalSink
 
         return LocalSink(home)
     if kind == "jevlin":
-        from jevlin_hooks.daemon.sinks.jevlin import JevlinSink
+        from jevlin_hooks.ship.sinks.jevlin import JevlinSink
 
         return JevlinSink(ship["endpoint"], _api_key(ship))
     if kind == "otlp":
-        from jevlin_hooks.daemon.sinks.otlp import OtlpSink
+        from jevlin_hooks.ship.sinks.otlp import OtlpSink
 
         return OtlpSink(ship["endpoint"], dict(ship.get("headers") or {}))
     raise ValueError(f"unknown sink {kind!r}")

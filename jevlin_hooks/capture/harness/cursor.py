@@ -11,7 +11,7 @@ counts a call once whichever of them arrive. History comes from afterAgentRespon
 
 from __future__ import annotations
 
-from jevlin_hooks import searchmatch
+from jevlin_hooks.capture import searchmatch
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ def _classify_mcp(tool: str, tool_input: Any, search_cfg: dict[str, Any]) -> str
 
 def _canon(value: Any) -> str:
     """The same tool input, whether an event sent it as JSON text or as an object."""
-    from jevlin_hooks import fastjson
+    from jevlin_hooks.base import fastjson
 
     if isinstance(value, str):
         try:

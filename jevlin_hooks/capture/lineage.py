@@ -15,7 +15,7 @@ from __future__ import annotations
 import fcntl
 import os
 
-from jevlin_hooks import fastjson, paths, spool
+from jevlin_hooks.base import fastjson, paths, spool
 
 # typing (which imports re) costs more than a hook's whole start-up budget: types only.
 TYPE_CHECKING = False
@@ -44,7 +44,7 @@ def update(home: str, harness: str, session_id: str, transition: Transition) -> 
                 try:
                     spool.enqueue(home, records)
                 except spool.SpoolFull as exc:  # lineage still moves on; the drop is counted
-                    from jevlin_hooks import log
+                    from jevlin_hooks.base import log
 
                     log.write(home, "hook.log", f"{harness}: {exc}")
             if new is not None:

@@ -19,10 +19,10 @@ import threading
 import time
 from typing import Any
 
-from jevlin_hooks import config, log, paths, spool
-from jevlin_hooks.daemon import status as status_file
-from jevlin_hooks.daemon.sinks import Result, Sink, from_config
+from jevlin_hooks.base import config, log, paths, spool
 from jevlin_hooks.privacy import ids, record
+from jevlin_hooks.ship import daemon_state as status_file
+from jevlin_hooks.ship.sinks import Result, Sink, from_config
 
 LOCK_NAME = paths.DAEMON_LOCK
 PID_NAME = "daemon.pid"
@@ -302,7 +302,7 @@ class Daemon:
         if now - self.last_sweep < 600 and not (self.once and self.last_sweep == 0):
             return
         self.last_sweep = now
-        from jevlin_hooks import engine, lineage, transcript
+        from jevlin_hooks.capture import engine, lineage, transcript
 
         max_age = float(self.cfg["daemon"]["abandon_after_s"])
         sdir = os.path.join(self.home, "sessions")

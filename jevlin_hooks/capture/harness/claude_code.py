@@ -8,7 +8,7 @@ SubagentStop(agent_type "") -> SessionStart(compact) -> PostCompact.
 
 from __future__ import annotations
 
-from jevlin_hooks.harness import common
+from jevlin_hooks.capture.harness import common
 
 # typing (which imports re) costs more than a hook's whole start-up budget: types only.
 TYPE_CHECKING = False
@@ -74,7 +74,7 @@ def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] |
     if kind == "subagent_stop" or ev["agent_id"]:
         atp = common.text(payload, "agent_transcript_path")
         if atp is None and ev["agent_id"] and ev["transcript_path"]:
-            from jevlin_hooks import transcript
+            from jevlin_hooks.capture import transcript
 
             atp = transcript.subagent_path(ev["transcript_path"], session_id, ev["agent_id"])
         ev["agent_transcript_path"] = atp

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from jevlin_hooks import fastjson
+from jevlin_hooks.base import fastjson
 
 # typing (which imports re) costs more than a hook's whole start-up budget: types only.
 TYPE_CHECKING = False

@@ -4,7 +4,7 @@ Pure apart from the clock and the ``history_for`` callback, so every rule here i
 without a process. The state is one JSON document per harness session (see lineage.py); the
 root thread lives at the top level and each subagent is a child thread under ``agents``.
 
-Normalized event (a dict, built by jevlin_hooks.harness.*):
+Normalized event (a dict, built by jevlin_hooks.capture.harness.*):
   kind        session_start | prompt | pre_tool | post_tool | tool_failed | tool_batch |
               pre_compact | post_compact | subagent_start | subagent_stop | stop |
               stop_failure | interrupt | session_end | agent_response | other

@@ -11,7 +11,7 @@ import os
 import sqlite3
 from typing import Any
 
-from jevlin_hooks.daemon.sinks import Result
+from jevlin_hooks.ship.sinks import Result
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (

@@ -12,8 +12,8 @@ from datetime import datetime
 from typing import Any
 
 from jevlin_hooks import __version__
-from jevlin_hooks.daemon.sinks import Result
-from jevlin_hooks.daemon.sinks.http import client, failure, post_json
+from jevlin_hooks.ship.sinks import Result
+from jevlin_hooks.ship.sinks.http import client, failure, post_json
 
 
 def _hex(label: str, value: str, nbytes: int) -> str:

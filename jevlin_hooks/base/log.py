@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import time
 
-from jevlin_hooks import paths
+from jevlin_hooks.base import paths
 
 MAX_BYTES = 256 * 1024
 

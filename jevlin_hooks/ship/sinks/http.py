@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 
 from jevlin_hooks import __version__
-from jevlin_hooks.daemon.sinks import RETRYABLE, Result, parse_retry_after
+from jevlin_hooks.ship.sinks import RETRYABLE, Result, parse_retry_after
 
 TIMEOUT = httpx.Timeout(30.0, connect=5.0)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 
-from jevlin_hooks import lineage, procinfo
+from jevlin_hooks.capture import lineage, procinfo
 
 # typing (which imports re) costs more than a hook's whole start-up budget: types only.
 TYPE_CHECKING = False
@@ -113,7 +113,7 @@ def resolve_raw(home: str, env: Mapping[str, str] | None = None, cwd: str | None
 
 def resolve(home: str, env: Mapping[str, str] | None = None, cwd: str | None = None) -> dict[str, Any]:
     """The trace fields a search sends in-band: ids hashed with the local key."""
-    from jevlin_hooks import config
+    from jevlin_hooks.base import config
 
     try:
         cfg = config.load(home, use_cache=True)
@@ -139,7 +139,7 @@ def resolve(home: str, env: Mapping[str, str] | None = None, cwd: str | None = N
 
 
 def main() -> int:
-    from jevlin_hooks import fastjson, paths
+    from jevlin_hooks.base import fastjson, paths
 
     try:
         out = resolve(paths.home())

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from jevlin_hooks.daemon.sinks import Result
-from jevlin_hooks.daemon.sinks.http import client, failure, post_json
+from jevlin_hooks.ship.sinks import Result
+from jevlin_hooks.ship.sinks.http import client, failure, post_json
 
 
 class JevlinSink:

@@ -1,0 +1,1 @@
+"""Stdlib-only ground every part stands on: paths, fastjson, log, config, the spool."""

@@ -1,0 +1,1 @@
+"""Read back: local views over the local store and lineage (threads, thread, status, ui)."""
