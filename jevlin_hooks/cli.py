@@ -28,6 +28,18 @@ def _fail(msg: str) -> int:
     return 1
 
 
+def _installers() -> list[str]:
+    from jevlin_hooks import install
+
+    return list(install.INSTALLERS)
+
+
+def _harnesses() -> list[str]:
+    from jevlin_hooks.capture import harness
+
+    return list(harness.HARNESSES)
+
+
 def _main(args: list[str]) -> int:
     import argparse
 
@@ -36,7 +48,7 @@ def _main(args: list[str]) -> int:
     sub.add_parser("context", help="print this search's trace context as JSON (read-only)")
     sub.add_parser("status", help="threads, queue and recent hook errors on one screen")
     th = sub.add_parser("threads", help="one row per thread in the local store, newest first")
-    th.add_argument("--harness", choices=["claude-code", "codex", "cursor"])
+    th.add_argument("--harness", choices=_harnesses())
     th.add_argument("--since", help="only threads active since: 30m, 2h, 7d, 1w or an ISO date")
     th.add_argument("--json", action="store_true")
     one = sub.add_parser("thread", help="a thread read back as the path the agent took")
@@ -48,7 +60,7 @@ def _main(args: list[str]) -> int:
     sub.add_parser("demo", help="real agent sessions through hooks, queue, daemon and local store, then the views")
     for name in ("install", "uninstall"):
         p = sub.add_parser(name, help=f"{name} our hooks in a harness's config")
-        p.add_argument("--harness", default="claude-code", choices=["claude-code", "codex", "cursor", "all"])
+        p.add_argument("--harness", default="claude-code", choices=[*_installers(), "all"])
         p.add_argument("--project", nargs="?", const=".", default=None,
                        help="the project's own hook file (.claude/settings.json, .codex/hooks.json, "
                             ".cursor/hooks.json) instead of the user's")
@@ -283,30 +295,15 @@ def _preview(ns: object) -> int:
     return 0
 
 
-NEXT_STEP = {
-    "claude-code": "next: start a new Claude Code session; `jevlin-hooks status` shows what it records",
-    "codex": "next: Codex runs only hooks you trust: start `codex`, type /hooks and approve the jevlin-hooks entries",
-    "cursor": "next: restart Cursor; if Cursor also runs your ~/.claude hooks, each event is still counted once",
-}
-
-
 def _install(ns: Any) -> int:
     from jevlin_hooks import install
 
     remove = ns.cmd == "uninstall"
-    harnesses = ["claude-code", "codex", "cursor"] if ns.harness == "all" else [ns.harness]
+    harnesses = list(install.INSTALLERS) if ns.harness == "all" else [ns.harness]
     plans = []
     try:
         for h in harnesses:
-            if h == "claude-code":
-                plans.append(install.plan_claude(install.claude_settings_path(ns.project), remove=remove))
-            elif h == "codex":
-                plans.append(install.plan_codex(install.codex_hooks_path(ns.project), remove=remove))
-                cpath = install.codex_config_path()
-                if ns.notify or (remove and os.path.exists(cpath)):
-                    plans.append(install.plan_codex_notify(cpath, remove=remove, chain=ns.chain))
-            else:
-                plans.append(install.plan_cursor(install.cursor_hooks_path(ns.project), remove=remove))
+            plans.extend(install.plans_for(h, ns.project, remove, {"notify": ns.notify, "chain": ns.chain}))
     except install.InstallError as exc:
         return _fail(str(exc))
     if ns.dry_run:
@@ -330,7 +327,7 @@ def _install(ns: Any) -> int:
         print(f"{verb} {change.path}" + (f" (backup: {backup})" if backup else ""))
     if not remove:
         for h in harnesses:
-            print(NEXT_STEP[h])
+            print(install.INSTALLERS[h].next_step)
     return 0
 
 

@@ -357,3 +357,41 @@ def apply(change: Change) -> str | None:
 
 def _is_uninstall(change: Change) -> bool:
     return change.after is not None and MARK not in change.after.decode("utf-8", "replace")
+
+
+# --- one table: what `install --harness NAME` changes, and what the user does next ----------------
+
+def _claude_plans(project: str | None, remove: bool, opts: dict[str, Any]) -> list[Change]:
+    return [plan_claude(claude_settings_path(project), remove=remove)]
+
+
+def _codex_plans(project: str | None, remove: bool, opts: dict[str, Any]) -> list[Change]:
+    plans = [plan_codex(codex_hooks_path(project), remove=remove)]
+    cpath = codex_config_path()
+    if opts.get("notify") or (remove and os.path.exists(cpath)):
+        plans.append(plan_codex_notify(cpath, remove=remove, chain=bool(opts.get("chain"))))
+    return plans
+
+
+def _cursor_plans(project: str | None, remove: bool, opts: dict[str, Any]) -> list[Change]:
+    return [plan_cursor(cursor_hooks_path(project), remove=remove)]
+
+
+@dataclass
+class Installer:
+    plans: Any  # (project, remove, opts) -> list[Change]
+    next_step: str
+
+
+INSTALLERS: dict[str, Installer] = {
+    "claude-code": Installer(_claude_plans,
+                             "next: start a new Claude Code session; `jevlin-hooks status` shows what it records"),
+    "codex": Installer(_codex_plans, "next: Codex runs only hooks you trust: start `codex`, type /hooks and approve "
+                                     "the jevlin-hooks entries"),
+    "cursor": Installer(_cursor_plans, "next: restart Cursor; if Cursor also runs your ~/.claude hooks, each event "
+                                       "is still counted once"),
+}
+
+
+def plans_for(harness: str, project: str | None, remove: bool, opts: dict[str, Any] | None = None) -> list[Change]:
+    return list(INSTALLERS[harness].plans(project, remove, opts or {}))
