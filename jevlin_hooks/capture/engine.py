@@ -7,10 +7,13 @@ root thread lives at the top level and each subagent is a child thread under ``a
 Normalized event (a dict, built by jevlin_hooks.capture.harness.*):
   kind        session_start | prompt | pre_tool | post_tool | tool_failed | tool_batch |
               pre_compact | post_compact | subagent_start | subagent_stop | stop |
-              stop_failure | interrupt | session_end | agent_response | other
+              stop_failure | interrupt | session_end | agent_response | compacted | other
   session_id, turn_id, agent_id, agent_type, source, tool_name, tool_use_id, tool_input,
   search (the query, or None when the call is not a search), history, status, duration_ms,
   prompt, last_message, error, model, cwd, transcript_path, tool_calls, summary, now
+  session_start may carry parent_session_id (a child agent process), forked_from (the thread a
+  fork came from) and resume {compactions: [ids], seq} (what the harness's own session file
+  says); compacted carries compaction_id (counted once per id); session_end may carry outcome.
 """
 
 from __future__ import annotations
@@ -153,6 +156,8 @@ def _search_record(
         if a.get("agent_type"):
             host_meta["agent_type"] = a["agent_type"]
     host_meta["history_source"] = "transcript" if history is not None else "none"
+    if state.get("forked_from"):
+        host_meta["forked_from"] = state["forked_from"]
     return {
         "v": SCHEMA,
         "record_id": p["record_id"],
@@ -245,7 +250,7 @@ def _close_turn(
             "harness": state["harness"],
             "session_id": state["session_id"],
             "turn_id": turn["id"],
-            "parent_session_id": None,
+            "parent_session_id": state.get("parent_session_id"),
             "window": state["window"],  # where the turn ended: a compaction inside it shows
             "prompt": turn.get("prompt") or "",
             "final_message": final or "",
@@ -270,6 +275,35 @@ def _compaction(state: dict[str, Any], ev: dict[str, Any], name: str) -> None:
     elif name not in c["seen"]:
         c["seen"].append(name)
     # the same event name twice inside one open compaction is a duplicate delivery
+
+
+def _compacted(state: dict[str, Any], compaction_id: str | None) -> None:
+    """A compaction the harness names by id (Pi): +1 window once per id, however it reaches us."""
+    seen = state.setdefault("compactions_seen", [])
+    if compaction_id is not None and compaction_id in seen:
+        return
+    state["window"] += 1
+    if compaction_id is not None:
+        _push(seen, compaction_id, TURNS_KEEP)
+
+
+def _note_origin(state: dict[str, Any], ev: dict[str, Any]) -> None:
+    """Where a thread came from, and what the harness's own session file says it holds: a
+    resumed session keeps its window and seq even when this lineage file was lost."""
+    for key in ("parent_session_id", "forked_from"):
+        if ev.get(key) and not state.get(key):
+            state[key] = ev[key]
+    resume = ev.get("resume")
+    if not isinstance(resume, dict):
+        return
+    ids = [c for c in resume.get("compactions") or [] if isinstance(c, str)]
+    seen = state.setdefault("compactions_seen", [])
+    for cid in ids:
+        if cid not in seen:
+            _push(seen, cid, TURNS_KEEP)
+    state["window"] = max(state["window"], len(ids))
+    if isinstance(resume.get("seq"), int) and resume["seq"] > state["seq"]:
+        state["seq"] = resume["seq"]
 
 
 def _end_compaction(state: dict[str, Any]) -> None:
@@ -318,8 +352,13 @@ def apply(
         src = ev.get("source") or "startup"
         _push(state["sources"], src, 16)
         state["start_seen"] = True
-        if state["status"] == "ended":
+        if state["status"] in ("ended", "abandoned"):
             state["status"] = "active"
+        _note_origin(state, ev)
+        return state, records
+
+    if kind == "compacted":
+        _compacted(state, ev.get("compaction_id"))
         return state, records
 
     if kind == "prompt" and ev.get("agent_id"):
@@ -472,7 +511,9 @@ def apply(
         return state, records
 
     if kind == "session_end":
-        records += _end_session(state, ev, cfg, "interrupted", "ended", history_for)
+        outcome = ev.get("outcome") or "interrupted"
+        records += _end_session(state, ev, cfg, outcome, "ended" if outcome == "interrupted" else outcome,
+                                history_for)
         return state, records
 
     return state, records

@@ -1,0 +1,66 @@
+"""The captured Pi events (shared/reference/pi: what Pi handed an extension, with what its ctx
+said) as our extension sends them, and one resident `entry.py pi --stream` fed with them.
+
+``as_sent`` does what jevlin_hooks/pi_extension.js does with each event: the session id comes
+from ctx, or (when ctx is stale, after session_shutdown) from the last one this process saw;
+the first user message of an agent run is marked as the prompt; a child `pi` names the
+session its parent exported. Events the extension does not forward are left out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
+from jevlin_hooks import replay
+
+REFERENCE = os.environ.get("JEVLIN_PI_REFERENCE", "/work/shared/reference/pi")
+FORWARDED = ("session_start", "agent_start", "message_end", "tool_call", "tool_result", "tool_execution_end",
+             "agent_end", "session_compact", "session_shutdown")
+
+
+def captures(scenario: str) -> list[dict[str, Any]]:
+    names = sorted((n for n in os.listdir(REFERENCE) if n.startswith(scenario + "-") and n.endswith(".json")
+                    and n[len(scenario) + 1:].split("-")[0].isdigit()), key=lambda n: int(n.split("-")[-2]))
+    out = []
+    for n in names:
+        with open(os.path.join(REFERENCE, n)) as f:
+            out.append(json.load(f))
+    return out
+
+
+def as_sent(caps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    by_pid: dict[int, dict[str, Any]] = {}
+    out = []
+    for c in caps:
+        ev = c["event"]
+        pid = c["meta"]["pid"]
+        me = by_pid.setdefault(pid, {"ctx": None, "awaiting": False,
+                                      "parent": c["meta"].get("env_at_load", {}).get("JEVLIN_PI_SESSION_ID")})
+        ctx = c["ctx"]
+        if "stale" not in ctx and ctx.get("sessionId"):
+            me["ctx"] = {k: ctx.get(k) for k in ("sessionId", "sessionFile", "cwd", "header", "model")}
+        if ev["type"] not in FORWARDED or me["ctx"] is None:
+            continue
+        jv: dict[str, Any] = {}
+        if ev["type"] == "agent_start":
+            me["awaiting"] = True
+        if ev["type"] == "message_end" and ev["message"].get("role") == "user" and me["awaiting"]:
+            me["awaiting"] = False
+            jv["prompt"] = True
+        if ev["type"] == "session_start" and me["parent"] and me["parent"] != me["ctx"]["sessionId"]:
+            jv["parent"] = me["parent"]
+        out.append({"event": ev, "ctx": me["ctx"], "jv": jv})
+    return out
+
+
+def stream(home: str, lines: list[dict[str, Any]], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    """One resident process, as the extension runs it, fed every line and then end of input."""
+    data = b"".join(json.dumps(x).encode() + b"\n" for x in lines)
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "CODEX_", "JEVLIN_PI"))}
+    full_env.update(JEVLIN_HOME=home, **(env or {}))
+    return subprocess.run([sys.executable, "-I", "-S", replay.ENTRY, "pi", "--stream"], input=data,
+                          capture_output=True, env=full_env, timeout=60, check=False)
