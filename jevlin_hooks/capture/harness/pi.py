@@ -116,6 +116,10 @@ def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] |
             parent_file = _s(event, "previousSessionFile")  # /fork at the first message names none
         ev["pi_parent_file"] = parent_file
         ev["parent_session_id"] = _s(jv, "parent")
+        size = jv.get("fileSize")
+        # what the file held when the session started; the file is read later, when Pi may have
+        # appended this run's own entries
+        ev["pi_file_size"] = size if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else 0
         return ev
     if etype == "message_end":
         message = event.get("message") if isinstance(event.get("message"), dict) else {}
@@ -198,8 +202,8 @@ def enrich(ev: dict[str, Any], cfg: dict[str, Any]) -> None:
     if ev["kind"] != "session_start":
         return
     path = ev.get("pi_session_file")
-    if path:
-        own = read_back(path, cfg, _entry_ids(ev.get("pi_parent_file")))
+    if path and ev.get("pi_file_size"):
+        own = read_back(path, cfg, _entry_ids(ev.get("pi_parent_file")), ev["pi_file_size"])
         if own is not None:
             ev["resume"] = own
     if ev.get("pi_parent_file"):
@@ -221,14 +225,15 @@ def read_header(path: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) and value.get("type") == "session" else None
 
 
-def _entries(path: str) -> Any:
+def _entries(path: str, size: int = SESSION_FILE_LIMIT) -> Any:
+    """The entries in the first ``size`` bytes of a session file (whole lines only)."""
     from jevlin_hooks.base import fastjson
 
     with open(path, "rb") as f:
         read = 0
         for line in f:
             read += len(line)
-            if read > SESSION_FILE_LIMIT:
+            if read > min(size, SESSION_FILE_LIMIT):
                 return
             try:
                 entry = fastjson.loads(line)
@@ -248,13 +253,14 @@ def _entry_ids(path: str | None) -> set[str]:
         return set()
 
 
-def read_back(path: str, cfg: dict[str, Any], inherited: set[str]) -> dict[str, Any] | None:
-    """Compactions and search calls this session's file holds (entries a fork copied excluded)."""
+def read_back(path: str, cfg: dict[str, Any], inherited: set[str], size: int) -> dict[str, Any] | None:
+    """Compactions and search calls in the first ``size`` bytes of this session's file (entries a
+    fork copied excluded)."""
     compactions: list[str] = []
     seq = 0
     search_cfg = cfg.get("search", {})
     try:
-        for e in _entries(path):
+        for e in _entries(path, size):
             if e.get("id") in inherited:
                 continue
             if e.get("type") == "compaction" and isinstance(e.get("id"), str):

@@ -238,6 +238,11 @@ export default function jevlinHooks(pi) {
     process.env.JEVLIN_PI_SESSION_ID = c.sessionId;
     process.env.JEVLIN_PI_PID = String(process.pid);
     const jv = s.parent && s.parent !== c.sessionId ? { parent: s.parent } : {};
+    // what Pi's file holds now (a resumed session's past); the recorder may read it later,
+    // when this run has already appended to it
+    let size = 0;
+    try { if (c.sessionFile) size = fs.statSync(c.sessionFile).size; } catch {}
+    jv.fileSize = size;
     forward(c, { type: "session_start", reason: e.reason, previousSessionFile: e.previousSessionFile }, jv);
   });
   on("agent_start", () => { me.awaitingPrompt = true; });
