@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from typing import Any
@@ -18,7 +19,8 @@ from typing import Any
 from jevlin_hooks import replay
 
 REFERENCE = os.environ.get("JEVLIN_PI_REFERENCE", "/work/shared/reference/pi")
-FORWARDED = ("session_start", "agent_start", "message_end", "tool_call", "tool_result", "tool_execution_end",
+CAPTURED_SESSIONS = "/home/dev/.pi/agent/sessions"  # where the captured sessions lived
+FORWARDED = ("session_start", "message_end", "tool_call", "tool_result", "tool_execution_end",
              "agent_end", "session_compact", "session_shutdown")
 
 
@@ -32,27 +34,58 @@ def captures(scenario: str) -> list[dict[str, Any]]:
     return out
 
 
-def as_sent(caps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def lay_sessions(root: str) -> str:
+    """The captured session files under ``root`` (the paths in the captures point here)."""
+    target = os.path.join(root, "sessions")
+    shutil.copytree(os.path.join(REFERENCE, "sessions"), target, ignore=shutil.ignore_patterns("*.md"))
+    return target
+
+
+def _moved(path: Any, sessions: str | None) -> Any:
+    if isinstance(path, str) and sessions and path.startswith(CAPTURED_SESSIONS):
+        return sessions + path[len(CAPTURED_SESSIONS):]
+    return path
+
+
+def _size_of_lines(path: Any, lines: Any) -> int:
+    """Bytes in the first ``lines`` lines: what the file held when the event fired."""
+    if not isinstance(path, str) or not isinstance(lines, int) or not os.path.exists(path):
+        return 0
+    with open(path, "rb") as f:
+        return sum(len(f.readline()) for _ in range(lines))
+
+
+def as_sent(caps: list[dict[str, Any]], sessions: str | None = None) -> list[dict[str, Any]]:
     by_pid: dict[int, dict[str, Any]] = {}
     out = []
     for c in caps:
-        ev = c["event"]
+        ev = dict(c["event"])
         pid = c["meta"]["pid"]
         me = by_pid.setdefault(pid, {"ctx": None, "awaiting": False,
                                       "parent": c["meta"].get("env_at_load", {}).get("JEVLIN_PI_SESSION_ID")})
         ctx = c["ctx"]
         if "stale" not in ctx and ctx.get("sessionId"):
             me["ctx"] = {k: ctx.get(k) for k in ("sessionId", "sessionFile", "cwd", "header", "model")}
+            me["ctx"]["sessionFile"] = _moved(ctx.get("sessionFile"), sessions)
+            if isinstance(ctx.get("header"), dict):
+                me["ctx"]["header"] = {"parentSession": _moved(ctx["header"].get("parentSession"), sessions)}
+        if ev["type"] == "agent_start":
+            me["awaiting"] = True
         if ev["type"] not in FORWARDED or me["ctx"] is None:
             continue
         jv: dict[str, Any] = {}
-        if ev["type"] == "agent_start":
-            me["awaiting"] = True
-        if ev["type"] == "message_end" and ev["message"].get("role") == "user" and me["awaiting"]:
-            me["awaiting"] = False
-            jv["prompt"] = True
-        if ev["type"] == "session_start" and me["parent"] and me["parent"] != me["ctx"]["sessionId"]:
-            jv["parent"] = me["parent"]
+        if ev["type"] == "message_end":
+            role = ev["message"].get("role")
+            if role == "user" and me["awaiting"]:
+                me["awaiting"] = False
+                jv["prompt"] = True
+            elif role != "assistant":
+                continue
+        if ev["type"] == "session_start":
+            if me["parent"] and me["parent"] != me["ctx"]["sessionId"]:
+                jv["parent"] = me["parent"]
+            ev["previousSessionFile"] = _moved(ev.get("previousSessionFile"), sessions)
+            jv["fileSize"] = _size_of_lines(me["ctx"]["sessionFile"], c["meta"].get("sessionFileLines"))
         out.append({"event": ev, "ctx": me["ctx"], "jv": jv})
     return out
 
