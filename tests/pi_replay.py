@@ -1,5 +1,6 @@
-"""The captured Pi events (shared/reference/pi: what Pi handed an extension, with what its ctx
-said) as our extension sends them, and one resident `entry.py pi --stream` fed with them.
+"""The captured Pi events (jevlin_hooks/data/pi: the events of shared/reference/pi our extension
+forwards, as Pi handed them to an extension, with what its ctx said, and the session files Pi
+wrote) as our extension sends them, and one resident `entry.py pi --stream` fed with them.
 
 ``as_sent`` does what jevlin_hooks/pi_extension.js does with each event: the session id comes
 from ctx, or (when ctx is stale, after session_shutdown) from the last one this process saw;
@@ -18,18 +19,19 @@ from typing import Any
 
 from jevlin_hooks import replay
 
-REFERENCE = os.environ.get("JEVLIN_PI_REFERENCE", "/work/shared/reference/pi")
+DATA = replay.data_dir("pi")
 CAPTURED_SESSIONS = "/home/dev/.pi/agent/sessions"  # where the captured sessions lived
 FORWARDED = ("session_start", "message_end", "tool_call", "tool_result", "tool_execution_end",
              "agent_end", "session_compact", "session_shutdown")
 
 
 def captures(scenario: str) -> list[dict[str, Any]]:
-    names = sorted((n for n in os.listdir(REFERENCE) if n.startswith(scenario + "-") and n.endswith(".json")
+    base = os.path.join(DATA, "events")
+    names = sorted((n for n in os.listdir(base) if n.startswith(scenario + "-") and n.endswith(".json")
                     and n[len(scenario) + 1:].split("-")[0].isdigit()), key=lambda n: int(n.split("-")[-2]))
     out = []
     for n in names:
-        with open(os.path.join(REFERENCE, n)) as f:
+        with open(os.path.join(base, n)) as f:
             out.append(json.load(f))
     return out
 
@@ -37,7 +39,7 @@ def captures(scenario: str) -> list[dict[str, Any]]:
 def lay_sessions(root: str) -> str:
     """The captured session files under ``root`` (the paths in the captures point here)."""
     target = os.path.join(root, "sessions")
-    shutil.copytree(os.path.join(REFERENCE, "sessions"), target, ignore=shutil.ignore_patterns("*.md"))
+    shutil.copytree(os.path.join(DATA, "sessions"), os.path.join(target, "--home-dev-project--"))
     return target
 
 

@@ -1,5 +1,5 @@
-"""Every captured Pi scenario (shared/reference/pi: 747 events Pi 0.73.1 handed an extension)
-through the real recorder, `entry.py pi --stream`, as our extension feeds it: the orderings
+"""Every captured Pi scenario (shared/reference/pi: 747 events Pi 0.73.1 handed an extension;
+the 220 our extension forwards are bundled in jevlin_hooks/data/pi) through the real recorder, `entry.py pi --stream`, as our extension feeds it: the orderings
 the reference shows (the next turn's events before the previous turn_end, session_start twice
 in RPC mode, events after session_shutdown with a stale ctx), resume, fork, compaction,
 subagents, failures and interrupts."""
@@ -13,13 +13,10 @@ import sys
 
 import pytest
 from conftest import hook_errors, queued, states
-from pi_replay import REFERENCE, as_sent, captures, lay_sessions, stream
+from pi_replay import as_sent, captures, lay_sessions, stream
 
 from jevlin_hooks import replay
 from jevlin_hooks.capture import lineage
-
-if not os.path.isdir(REFERENCE):
-    pytest.skip(f"the Pi reference captures are not at {REFERENCE}", allow_module_level=True)
 
 BASIC = "01a22d08-1d0f-7768-88b4-4f3d6ae5e44f"
 
