@@ -111,6 +111,7 @@ class Pi:
         p = subprocess.run([PI, *args], cwd=self.work, env=self.env, capture_output=True, text=True, timeout=180,
                            stdin=subprocess.DEVNULL)
         assert p.returncode == rc, (p.stdout[-3000:], p.stderr[-3000:])
+        assert "Extension error" not in p.stderr and "jevlin" not in p.stderr, p.stderr[-3000:]
         self.wait_recorders()
         return p
 
@@ -322,3 +323,31 @@ def test_a_killed_pi_closes_its_open_search(tmp_path, srv, sig, rc, status):
     assert rec["status"] == status and rec["query"] == "slow"
     (turn,) = pi.records("turn_end")
     assert turn["outcome"] == status
+
+
+def test_a_broken_install_never_fails_pi(tmp_path, srv):
+    """The interpreter the extension names is gone: pi runs as if we were not there."""
+    pi = Pi(tmp_path, srv)
+    path = os.path.join(pi.agent, "extensions", "jevlin-hooks.js")
+    with open(path) as f:
+        text = f.read()
+    with open(path, "w") as f:
+        f.write(text.replace(json.dumps(os.path.realpath(sys.executable)), json.dumps("/nonexistent/python3")))
+    p = pi.run("-p", "SEARCH_PLEASE anyway")
+    assert "Done: the search answered it." in p.stdout
+    assert len(srv.requests) == 2 and pi.records() == []
+
+
+def test_a_run_whose_last_events_come_after_shutdown_still_completes(tmp_path, srv):
+    """Another extension's slow turn_end stalls Pi's event queue: `pi -p` fires session_shutdown
+    while the run's turn_end and agent_end are still queued; they reach us after it."""
+    pi = Pi(tmp_path, srv)
+    with open(os.path.join(pi.agent, "extensions", "slow.js"), "w") as f:
+        f.write("export default function (pi) {\n"
+                "  pi.on('turn_end', async () => { await new Promise((r) => setTimeout(r, 700)); });\n}\n")
+    pi.run("-p", "SEARCH_PLEASE with a slow neighbour")
+    (rec,) = pi.records("search")
+    assert rec["status"] == "ok"
+    (turn,) = pi.records("turn_end")
+    assert turn["outcome"] == "completed" and turn["final_message"] == "Done: the search answered it."
+    assert pi.state(rec["session_id"])["status"] == "ended"

@@ -33,10 +33,15 @@ function shared() {
       parent: env.JEVLIN_PI_SESSION_ID && env.JEVLIN_PI_PID !== String(process.pid) ? env.JEVLIN_PI_SESSION_ID : null,
       off: (env.JEVLIN_TRACE || "").toLowerCase() === "off",
       child: null, fd: -1, pending: [], retry: null, spawns: 0,
-      acks: new Map(), nextAck: 1, out: "", search: null,
+      acks: new Map(), nextAck: 1, out: "", search: null, held: new Set(),
     };
     globalThis[KEY] = s;
-    process.on("exit", () => { try { flush(s, Date.now() + EXIT_FLUSH_MS); } catch {} });
+    process.on("exit", () => {
+      try {
+        for (const release of s.held) release();
+        flush(s, Date.now() + EXIT_FLUSH_MS);
+      } catch {}
+    });
   }
   return s;
 }
@@ -198,7 +203,7 @@ function hasText(m) {
 
 export default function jevlinHooks(pi) {
   const s = shared();
-  const me = { ctx: null, awaitingPrompt: false };
+  const me = { ctx: null, awaitingPrompt: false, running: false, shutdown: null };
 
   // The session, as ctx tells it now; after session_shutdown ctx is stale: the last one seen.
   const session = (ctx) => {
@@ -245,7 +250,7 @@ export default function jevlinHooks(pi) {
     jv.fileSize = size;
     forward(c, { type: "session_start", reason: e.reason, previousSessionFile: e.previousSessionFile }, jv);
   });
-  on("agent_start", () => { me.awaitingPrompt = true; });
+  on("agent_start", () => { me.awaitingPrompt = true; me.running = true; });
   on("message_end", (e, c) => {
     const m = e.message;
     if (!m || typeof m !== "object") return;
@@ -282,16 +287,27 @@ export default function jevlinHooks(pi) {
   });
   on("agent_end", (e, c) => {
     me.awaitingPrompt = false;
+    me.running = false;
     const msgs = Array.isArray(e.messages) ? e.messages : [];
     let last = -1;
     msgs.forEach((m, i) => { if (m && m.role === "assistant") last = i; });
     forward(c, { type: "agent_end", messages: msgs.map((m, i) => slimMessage(m, i === last)) });
+    if (me.shutdown) me.shutdown();
   });
   on("session_compact", (e, c) => {
     const entry = e.compactionEntry || {};
     forward(c, { type: "session_compact", compactionEntry: { type: "compaction", id: entry.id, tokensBefore: entry.tokensBefore } });
   });
   on("session_shutdown", (e, c) => {
-    forward(c, { type: "session_shutdown", reason: e.reason });
+    const line = () => {
+      s.held.delete(me.shutdown);
+      me.shutdown = null;
+      forward(c, { type: "session_shutdown", reason: e.reason });
+    };
+    if (!me.running) { line(); return; }
+    // Pi's queue still holds this run's last events (a slow handler elsewhere): they arrive after
+    // session_shutdown. Hold the shutdown until agent_end, or until pi exits without one.
+    me.shutdown = line;
+    s.held.add(line);
   });
 }
