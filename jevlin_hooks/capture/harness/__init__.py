@@ -14,6 +14,10 @@ Every ``harness/<name>.py`` defines:
                                         a payload passed as arguments (Codex notify); None = stdin
   neutral_answer() -> list[str]         the answer when the payload cannot be read at all
 
+A harness whose agent streams its events to one resident recorder (Pi: ``entry.py pi --stream``,
+see hook.serve) may also define ``closing_payload(last_payload) -> payload | None``: what to apply
+to a session whose stream ended without its shutdown (the agent was killed).
+
 Adding a harness is one module here, a line in ``MODULES`` and an installer entry. Modules are
 imported only when used: the hook path pays for one harness, never for all of them.
 """
