@@ -254,7 +254,10 @@ MARK = {"ok": "ok", "empty": "EMPTY", "error": "FAILED", "interrupted": "INTERRU
         "abandoned": "ABANDONED", "cancelled": "CANCELLED"}
 
 
-def render_text(th: Thread, width: int = 80) -> str:
+TURN_END_HINT = "turn ends are off, so prompts and conclusions are not shown: [miner] turn_end = true"
+
+
+def render_text(th: Thread, width: int = 80, turn_end_hint: str = TURN_END_HINT) -> str:
     import textwrap
 
     out: list[str] = []
@@ -266,7 +269,7 @@ def render_text(th: Thread, width: int = 80) -> str:
     out.append("\u2500" * width)
     _render_turns(th, out, "", width, textwrap)
     if not any(t.end for t in th.turns):
-        out.append("(turn ends are off, so prompts and conclusions are not shown: [miner] turn_end = true)")
+        out.append(f"({turn_end_hint})")
     return "\n".join(out)
 
 
