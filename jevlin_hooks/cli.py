@@ -78,6 +78,9 @@ def _main(args: list[str]) -> int:
     one = sub.add_parser("thread", help="a thread read back as the path the agent took")
     one.add_argument("id", help="the thread id, or enough of its start to be unique")
     one.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page")
+    ui = sub.add_parser("ui", help="browse the local store's threads in a local web page (loopback only)")
+    ui.add_argument("--port", type=int, default=8377, help="0 picks a free port")
+    ui.add_argument("--open", action="store_true", help="open it in the default browser")
     sm = sub.add_parser("summarize", help="a thread as stable JSON, to diff two runs of a task")
     sm.add_argument("id")
     sub.add_parser("doctor", help="is everything installed, and will the hooks actually run? one line per finding")
@@ -119,6 +122,11 @@ def _main(args: list[str]) -> int:
         return context.main()
     if ns.cmd in ("threads", "thread", "summarize"):
         return _trajectory(ns)
+    if ns.cmd == "ui":
+        from jevlin_hooks.base import paths
+        from jevlin_hooks.views import ui as ui_server
+
+        return ui_server.serve(paths.home(), ns.port, ns.open)
     if ns.cmd == "doctor":
         from jevlin_hooks import doctor
 

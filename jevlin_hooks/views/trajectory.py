@@ -195,6 +195,10 @@ def parse_since(value: str, now: float | None = None) -> float:
     return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp()
 
 
+def harnesses(threads: dict[str, Thread]) -> list[str]:
+    return sorted({th.harness for th in roots(threads)})
+
+
 def rows(threads: dict[str, Thread], harness: str | None = None, since: float | None = None) -> list[dict[str, Any]]:
     out = []
     for th in roots(threads):
