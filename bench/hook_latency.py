@@ -1,6 +1,6 @@
 """Hook and context start-to-exit wall time, side by side with the interpreter's floor.
 
-    .venv/bin/python bench/hook_latency.py [--n 200]
+    .venv/bin/python bench/hook_latency.py [--n 200] [--only pi]
 
 Each sample is one whole process, as the harness runs it: `python -I -S jevlin_hooks/capture/entry.py
 claude-code` with a real Claude Code payload on stdin. Every event sample is interleaved with a
@@ -129,6 +129,7 @@ def pi_rows(n: int, env: dict[str, str], floor_cmd: list[str]) -> list[tuple[str
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=200)
+    ap.add_argument("--only", choices=["pi"], help="only these rows (with their floor)")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="jevlin-bench-")
     home = os.path.join(tmp, "home")
@@ -174,6 +175,10 @@ def main() -> None:
 
     subprocess.run(hook, input=json.dumps(ev["SessionStart"]).encode(), env=env, check=True)
     rows = []
+    if args.only == "pi":
+        report(pi_rows(args.n, env, floor_cmd), args.n)
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
     for name in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolBatch",
                  "PreCompact", "Stop", "SessionEnd"):
         floor, took = [], []
@@ -233,13 +238,17 @@ def main() -> None:
         took.append(run([cli, "context"], b"", ctx_env))
     rows.append(("jevlin-hooks context", floor, took))
 
-    print(f"python {sys.version.split()[0]}  {os.cpu_count()} cpus  n={args.n} per row, interleaved with the floor")
+    report(rows, args.n)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def report(rows: list[tuple[str, list[float], list[float]]], n: int) -> None:
+    print(f"python {sys.version.split()[0]}  {os.cpu_count()} cpus  n={n} per row, interleaved with the floor")
     print(f"{'what':<26} {'floor p50':>9} {'p50':>8} {'p99':>8} {'p50 x':>6} {'p99 x':>6}")
     for label, floor, took in rows:
         f50, t50, t99 = pct(floor, .5), pct(took, .5), pct(took, .99)
         print(f"{label:<26} {f50 * 1000:8.1f}ms {t50 * 1000:6.1f}ms {t99 * 1000:6.1f}ms "
               f"{t50 / f50:5.2f}x {t99 / f50:5.2f}x")
-    shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
