@@ -159,8 +159,10 @@ def serve(harness: str, home: str) -> None:
     ``n`` on stdout once applied (the agent waits for that before a search's process starts).
 
     The first line out is the ``[search]`` config, so the extension waits only for calls that
-    may be searches. At end of input (the agent exited) each session whose stream stopped
-    without its shutdown gets the harness's closing event. Never fails: a bad line is logged.
+    may be searches, and the path of this process's tail file: what the agent could not get
+    into the pipe before it exited goes there (it never waits for a slow reader), and is read
+    as the rest of the stream at end of input. Then each session whose stream stopped without
+    its shutdown gets the harness's closing event. Never fails: a bad line is logged.
     """
     import fcntl
 
@@ -176,7 +178,12 @@ def serve(harness: str, home: str) -> None:
         cfg = config.load(home)
     except (config.ConfigError, OSError):
         cfg = config.defaults()
-    _say({"search": cfg.get("search", {})})
+    tail = _tail_dir(home)
+    name = f"{os.getpid()}.jsonl"
+    hello: dict[str, Any] = {"search": cfg.get("search", {})}
+    if tail is not None:
+        hello["tail"] = os.path.join(home, "sessions", TAIL_DIR, name)
+    _say(hello)
     last: dict[str, Any] = {}  # session -> its last payload
     closed: set[str] = set()
     buf = b""
@@ -197,12 +204,16 @@ def serve(harness: str, home: str) -> None:
             lines = buf.split(b"\n")
             buf = lines.pop()
         else:
-            lines = [buf] if buf.strip() else []
+            if tail is not None:
+                buf += _take_tail(tail, name, home, harness)
+            lines = buf.split(b"\n")
         for line in lines:
             if line.strip():
                 _serve_line(harness, home, mod, line, last, closed)
         if not chunk:
             break
+    if tail is not None:
+        os.close(tail)
     close = getattr(mod, "closing_payload", None)
     for sid, payload in last.items():
         if close is not None and sid not in closed:
@@ -212,6 +223,36 @@ def serve(harness: str, home: str) -> None:
                     handle(harness, end, home)
             except BaseException as exc:  # noqa: BLE001
                 _log(home, harness, exc)
+
+
+TAIL_DIR = "stream-tail"
+
+
+def _tail_dir(home: str) -> int | None:
+    try:
+        fd = paths.open_dir(home, "sessions", TAIL_DIR)
+    except OSError:
+        return None
+    try:  # a file left under this pid by a process long gone is not ours
+        os.unlink(f"{os.getpid()}.jsonl", dir_fd=fd)
+    except OSError:
+        pass
+    return fd
+
+
+def _take_tail(dfd: int, name: str, home: str, harness: str) -> bytes:
+    try:
+        data = paths.read_bytes(dfd, name, limit=256 << 20)
+    except FileNotFoundError:
+        return b""
+    except OSError as exc:
+        _log(home, harness, exc)
+        return b""
+    try:
+        os.unlink(name, dir_fd=dfd)
+    except OSError:
+        pass
+    return data
 
 
 def _serve_line(harness: str, home: str, mod: Any, line: bytes, last: dict[str, Any], closed: set[str]) -> None:

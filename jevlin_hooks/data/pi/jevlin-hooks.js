@@ -7,7 +7,8 @@
 // So: one resident Python process per pi process (`entry.py pi --stream`, detached) gets every
 // forwarded event as a JSON line, in the order Pi delivered them, written straight into its
 // pipe (a synchronous write: nothing is lost when `pi -p` exits right after the last event, and
-// the process reads what is left after pi is gone). The only wait is at a tool_call that may be
+// the process reads what is left after pi is gone; what a full pipe could not take by then goes
+// to the tail file the process named, read as the rest of the stream). The only wait is at a tool_call that may be
 // a search: its line asks for an ack, so its seq and call id are recorded before the command
 // starts. Lineage lives in Python alone (jevlin_hooks/capture/harness/pi.py). No handler throws.
 import { spawn } from "node:child_process";
@@ -16,7 +17,7 @@ import * as fs from "node:fs";
 const PYTHON = __JEVLIN_PYTHON__;
 const ENTRY = __JEVLIN_ENTRY__;
 const ACK_TIMEOUT_MS = 2000; // a wedged recorder never holds a search longer than this
-const EXIT_FLUSH_MS = 2000;
+const EXIT_FLUSH_MS = 2000; // only when there is no tail file to leave the rest in
 const TEXT_MAX = 32 * 1024; // history is the last 32 KiB of assistant text
 const INPUT_MAX = 64 * 1024;
 const SHELL_TOOLS = ["bash", "Bash", "Shell", "shell", "exec_command", "local_shell", "run_shell_command"];
@@ -32,14 +33,14 @@ function shared() {
       // a pi started inside another pi's tool (a subagent) inherits the session that one exported
       parent: env.JEVLIN_PI_SESSION_ID && env.JEVLIN_PI_PID !== String(process.pid) ? env.JEVLIN_PI_SESSION_ID : null,
       off: (env.JEVLIN_TRACE || "").toLowerCase() === "off",
-      child: null, fd: -1, pending: [], retry: null, spawns: 0,
+      child: null, fd: -1, pending: [], retry: null, spawns: 0, tail: null,
       acks: new Map(), nextAck: 1, out: "", search: null, held: new Set(),
     };
     globalThis[KEY] = s;
     process.on("exit", () => {
       try {
         for (const release of s.held) release();
-        flush(s, Date.now() + EXIT_FLUSH_MS);
+        if (!flush(s, 0) && !leaveTail(s)) flush(s, Date.now() + EXIT_FLUSH_MS);
       } catch {}
     });
   }
@@ -55,7 +56,7 @@ function start(s) {
       { detached: true, stdio: ["pipe", "pipe", "ignore"], env: process.env });
     const gone = () => {
       if (s.child !== child) return;
-      s.child = null; s.fd = -1; s.out = "";
+      s.child = null; s.fd = -1; s.out = ""; s.tail = null; s.search = null;
       for (const done of s.acks.values()) done();
       s.acks.clear();
     };
@@ -87,6 +88,7 @@ function answer(s, data) {
       if (done) { s.acks.delete(v); done(); }
     } else if (v && typeof v === "object" && v.search) {
       s.search = v.search;
+      if (typeof v.tail === "string") s.tail = v.tail;
     }
   }
 }
@@ -119,6 +121,26 @@ function flush(s, deadline) {
     else s.pending.shift();
   }
   return s.pending.length === 0;
+}
+
+// At exit, with the recorder still behind: what the pipe did not take, into the recorder's tail
+// file (created here, 0600, never through a symlink), so pi exits without waiting.
+function leaveTail(s) {
+  if (!s.tail || !s.child || !s.pending.length) return false;
+  const c = fs.constants;
+  let fd = -1;
+  try {
+    fd = fs.openSync(s.tail, c.O_WRONLY | c.O_CREAT | c.O_EXCL | c.O_NOFOLLOW, 0o600);
+    const data = Buffer.concat(s.pending);
+    let off = 0;
+    while (off < data.length) off += fs.writeSync(fd, data, off);
+    s.pending = [];
+    return true;
+  } catch {
+    return false;
+  } finally {
+    if (fd >= 0) try { fs.closeSync(fd); } catch {}
+  }
 }
 
 function send(s, line) {
