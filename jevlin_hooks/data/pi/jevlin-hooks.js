@@ -8,9 +8,10 @@
 // forwarded event as a JSON line, in the order Pi delivered them, written straight into its
 // pipe (a synchronous write: nothing is lost when `pi -p` exits right after the last event, and
 // the process reads what is left after pi is gone; what a full pipe could not take by then goes
-// to the tail file the process named, read as the rest of the stream). The only wait is at a tool_call that may be
-// a search: its line asks for an ack, so its seq and call id are recorded before the command
-// starts. Lineage lives in Python alone (jevlin_hooks/capture/harness/pi.py). No handler throws.
+// to the tail file the process named, read as the rest of the stream). The only wait is at a
+// tool_call that may be a search: its line asks for an ack, so its seq and call id are recorded
+// before the command starts. Lineage lives in Python alone (jevlin_hooks/capture/harness/pi.py).
+// No handler throws into Pi.
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 
@@ -54,12 +55,7 @@ function start(s) {
   try {
     const child = spawn(PYTHON, ["-I", "-S", ENTRY, "pi", "--stream"],
       { detached: true, stdio: ["pipe", "pipe", "ignore"], env: process.env });
-    const gone = () => {
-      if (s.child !== child) return;
-      s.child = null; s.fd = -1; s.out = ""; s.tail = null; s.search = null;
-      for (const done of s.acks.values()) done();
-      s.acks.clear();
-    };
+    const gone = () => { if (s.child === child) drop(s); };
     child.on("error", gone);
     child.on("exit", gone);
     child.stdin.on("error", () => {});
@@ -73,6 +69,13 @@ function start(s) {
   } catch {
     return false;
   }
+}
+
+// The recorder is gone: nobody will answer, so nothing waits for it.
+function drop(s) {
+  s.child = null; s.fd = -1; s.out = ""; s.tail = null; s.search = null;
+  for (const done of s.acks.values()) done();
+  s.acks.clear();
 }
 
 function answer(s, data) {
@@ -114,7 +117,7 @@ function flush(s, deadline) {
       }
       s.pending = [];
       try { s.child.kill(); } catch {}
-      s.child = null; s.fd = -1;
+      drop(s);
       return false;
     }
     if (n < buf.length) s.pending[0] = buf.subarray(n);
