@@ -8,8 +8,8 @@ scripted model servers of the tests (tests/fake_anthropic.py, tests/fake_respons
 127.0.0.1. Every hook event the programs fire goes to a dumping hook that saves the payload as
 ``jevlin_hooks/data/<harness>/events/<scenario>-<NN>-<Event>.json`` (NN: the order they fired in
 this capture); after each scenario the transcripts (Claude Code) and rollouts (Codex) its sessions
-wrote are copied to ``.../transcripts/<scenario>/`` under their path relative to the capture root
-(``CAPTURE_ROOT``), as they stood when the scenario ended. Nothing is scrubbed: every byte comes
+wrote are copied to ``.../transcripts/<scenario>/`` (``rollouts/`` for Codex), as they stood when the
+scenario ended, with ``paths.json`` naming where each was written (under ``CAPTURE_ROOT``). Nothing is scrubbed: every byte comes
 from these scripted servers, the stub ``jevlin`` below and this file, and none of it is a secret.
 
 The searches are ``jevlin search "<question>"`` commands; ``jevlin`` is a stub on PATH (Codex runs
@@ -74,6 +74,9 @@ RESULTS = {
               ("tests/conftest.py", "frozen_clock: a time_machine travel to 2024-01-01T00:00Z.")],
     "pagination": [("docs/api/pagination.md", "List endpoints use opaque cursors (base64 of the last id and "
                     "created_at); limit defaults to 50, max 200.")],
+    "webhook": [("adr/0031-webhook-timeouts.md", "Webhook handlers answer within 5 s and hand slow work to the "
+                 "queue (payments_api.tasks.enqueue); the processor call runs in the worker with retries."),
+                ("src/payments_api/webhooks/stripe.py", "handle_event(): verifies the signature, dedups on event.id.")],
     "rate": [("docs/platform/rate-limits.md", "The processor allows 100 refund calls per second per merchant; "
               "the client backs off on 429 honouring Retry-After.")],
 }
@@ -173,6 +176,12 @@ class Day:
                 out.append(json.load(g))
         return out
 
+    def forget(self, scenario: str) -> None:
+        d = os.path.join(self.out, "events")
+        for f in os.listdir(d):
+            if f.startswith(scenario + "-"):
+                os.remove(os.path.join(d, f))
+
     def keep_transcripts(self, scenario: str, sub: str) -> None:
         """Copy what the scenario's sessions wrote, as it stands now, under <sub>/<scenario>/."""
         found: set[str] = set()
@@ -185,12 +194,17 @@ class Day:
                 subdir = os.path.join(os.path.dirname(tp), sid, "subagents")
                 if os.path.isdir(subdir):
                     found.update(os.path.join(subdir, f) for f in os.listdir(subdir) if f.endswith(".jsonl"))
+        kept: dict[str, str] = {}
         for src in sorted(found):
             if not os.path.exists(src) or not src.startswith(CAPTURE_ROOT + "/"):
                 continue
-            dest = os.path.join(self.out, sub, scenario, os.path.relpath(src, CAPTURE_ROOT))
+            dest = os.path.join(self.out, sub, scenario, os.path.basename(src))
             os.makedirs(os.path.dirname(dest), exist_ok=True)
             shutil.copyfile(src, dest)
+            kept[os.path.basename(src)] = src
+        if kept:
+            with open(os.path.join(self.out, sub, scenario, "paths.json"), "w") as f:
+                json.dump(kept, f, indent=1, sort_keys=True)
 
 
 # --- Claude Code -----------------------------------------------------------------------------------
@@ -227,6 +241,9 @@ CLAUDE_FIRST: dict[str, list[dict[str, Any]]] = {
                              "here, so the fix follows the team's convention."),
     "ledger service": search("grpc retry policy and deadlines for the ledger service",
                              "The ledger client is gRPC, not httpx; let me look up our retry policy for it."),
+    "Now move the processor call": search("webhook handler time budget and moving work to the queue",
+                                          "Before moving the call I'll check how webhook handlers hand work to "
+                                          "the queue."),
     "idempotency": search("idempotency keys for refund requests",
                           "I'll look up how refund requests are made idempotent before I change the handler."),
     "Refund reasons": [{"type": "text", "text": "This needs the migration conventions and a look at the "
@@ -253,6 +270,8 @@ CLAUDE_FIRST: dict[str, list[dict[str, Any]]] = {
                     "Let me see how we deal with time in the refunds tests."),
 }
 CLAUDE_THEN: dict[str, list[dict[str, Any]]] = {
+    "webhook handler": [{"type": "text", "text": "The handler will verify, dedup on event.id and enqueue; the "
+                         "worker makes the processor call with the retrying client."}],
     "httpx retries": [{"type": "text", "text": "Our convention: retries=3 on the transport for connect errors, "
                        "tenacity with exponential backoff for idempotent calls, and webhook handlers answer within "
                        "5 s. I'll move the processor call out of the webhook handler onto the queue."}],
@@ -303,7 +322,18 @@ class ClaudeRun:
         with open(os.path.join(HOME, ".claude", "settings.json"), "w") as f:
             json.dump(settings, f, indent=2)
 
-    def __call__(self, scenario: str, *args: str, interrupt_on: str | None = None, ok: bool = True) -> dict[str, Any]:
+    def __call__(self, scenario: str, *args: str, interrupt_on: str | None = None, ok: bool = True,
+                 needs: str | None = None) -> dict[str, Any]:
+        """``needs``: an event the run must show; Claude Code exits right after an API error, and
+        now and then before its StopFailure hook has written anything, so that run is made again."""
+        for _ in range(5):
+            out = self._once(scenario, *args, interrupt_on=interrupt_on, ok=ok)
+            if needs is None or any(p.get("hook_event_name") == needs for p in self.day.events(scenario)):
+                return out
+            self.day.forget(scenario)
+        raise SystemExit(f"{scenario}: no {needs} in 5 runs")
+
+    def _once(self, scenario: str, *args: str, interrupt_on: str | None, ok: bool) -> dict[str, Any]:
         self.day.scenario(scenario)
         argv = [os.path.join(BIN, "claude"), "-p", *args, "--allowedTools", "Bash", "Agent", "--output-format", "json"]
         p = subprocess.Popen(argv, env=self.env, cwd=WORK, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -342,6 +372,7 @@ def capture_claude() -> None:
         sid = out["session_id"]
         run("resume", "Does the same apply to the ledger service client?", "--resume", sid)
         run("compact", "/compact", "--resume", sid)
+        run("aftercompact", "Now move the processor call out of the webhook handler.", "--resume", sid)
         run("fork", "Try the idempotency angle instead: how are refund requests made safe to retry?",
             "--resume", sid, "--fork-session")
         big["on"] = True
@@ -350,7 +381,8 @@ def capture_claude() -> None:
         run("subagent", "Refund reasons need a NOT NULL reason column on refunds (40M rows). Plan the migration.")
         run("subagent_fg", "What are our pagination rules? Use a subagent.")
         run("failures", "test_partial_refund fails on main; fix it.")
-        run("apierror", "Summarize every rate limit we have, with the full docs pasted in.", ok=False)
+        run("apierror", "Summarize every rate limit we have, with the full docs pasted in.", ok=False,
+            needs="StopFailure")
         run("interrupt", "When is the settlement cutoff?", interrupt_on="PreToolUse", ok=False)
 
 
