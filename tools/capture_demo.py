@@ -228,9 +228,15 @@ def last_tool_command(body: dict[str, Any]) -> str:
 
 
 def has_tool_result(body: dict[str, Any]) -> bool:
-    msgs = body.get("messages") or []
-    return bool(msgs) and msgs[-1].get("role") == "user" and isinstance(msgs[-1].get("content"), list) and any(
-        isinstance(b, dict) and b.get("type") == "tool_result" for b in msgs[-1]["content"])
+    """Whether a tool's result came back since the model last spoke (Claude Code may add a
+    reminder message after it)."""
+    for m in reversed(body.get("messages") or []):
+        if m.get("role") == "assistant":
+            return False
+        c = m.get("content")
+        if isinstance(c, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in c):
+            return True
+    return False
 
 
 # Each scripted turn: a phrase of the prompt -> the first answer; then, by a phrase of the call
@@ -270,6 +276,10 @@ CLAUDE_FIRST: dict[str, list[dict[str, Any]]] = {
                     "Let me see how we deal with time in the refunds tests."),
 }
 CLAUDE_THEN: dict[str, list[dict[str, Any]]] = {
+    # the Agent calls first: their prompts name the same topics as the searches
+    "Find our conventions": [{"type": "text", "text": "I asked a subagent for the migration conventions; I'll "
+                              "write the migration when it reports."}],
+    "Look up our cursor paging": [{"type": "text", "text": "A subagent is looking the pagination rules up."}],
     "webhook handler": [{"type": "text", "text": "The handler will verify, dedup on event.id and enqueue; the "
                          "worker makes the processor call with the retrying client."}],
     "httpx retries": [{"type": "text", "text": "Our convention: retries=3 on the transport for connect errors, "
@@ -281,10 +291,7 @@ CLAUDE_THEN: dict[str, list[dict[str, Any]]] = {
                           "RefundService.create(); the handler should pass event.id as the key."}],
     "alembic": [{"type": "text", "text": "Conventions: add the column nullable, backfill in 10k batches, then "
                  "add NOT NULL in a second migration."}],
-    "Find our conventions": [{"type": "text", "text": "I asked a subagent for the migration conventions; I'll "
-                              "write the migration when it reports."}],
     "cursor pagination": [{"type": "text", "text": "Opaque cursors, limit 50 by default and 200 at most."}],
-    "Look up our cursor paging": [{"type": "text", "text": "List endpoints: opaque cursors, limit 50 default, 200 max."}],
     "pytest": [{"type": "text", "text": "The test fails by one cent: a rounding error. I'll write the fix."},
                {"type": "tool_use", "name": "Write",
                 "input": {"file_path": f"{WORK}/src/payments_api/refunds/amounts.py",
@@ -301,8 +308,14 @@ def claude_decide(body: dict[str, Any]) -> list[dict[str, Any]]:
         return next((v for k, v in CLAUDE_THEN.items() if k in cmd), [{"type": "text", "text": "Done."}])
     text = last_user_text(body)
     if "<task-notification>" in text:
+        if "cursor" in text:
+            return [{"type": "text", "text": "The subagent found them: opaque cursors, limit 50 by default, 200 "
+                     "at most."}]
         return [{"type": "text", "text": "The subagent reports the convention: nullable column, batched "
                  "backfill, NOT NULL in a second migration. I'll write the migration that way."}]
+    if "continued from a previous conversation" in text:  # the turn goes on after an auto-compaction
+        return [{"type": "text", "text": "Picking up after the compaction: the refunds tests sleep instead of "
+                 "freezing time; switch them to the frozen_clock fixture."}]
     for k, v in CLAUDE_FIRST.items():
         if k in text:
             return [dict(b) for b in v]
