@@ -488,8 +488,9 @@ class Daemon:
         if result.retry:
             self.failures += 1
             delay = self._backoff(self.failures)
-            if result.retry_after is not None:
-                delay = max(result.retry_after, MIN_RETRY_AFTER_S)
+            if result.retry_after is not None or result.hold:
+                # the server's word, or a config problem (which no retry within a second fixes)
+                delay = max(result.retry_after or 0.0, delay, MIN_RETRY_AFTER_S)
             self.next_try = time.time() + delay
             self.st["last_error"] = result.hold or result.error
             self.st["last_error_at"] = time.time()
