@@ -68,6 +68,7 @@ class Daemon:
         self.backlog: list[str] = []  # oldest-first names listed once, claimed over several batches
         self.last_sweep = 0.0
         self.logged: set[str] = set()  # tracebacks already written, by where they happened
+        self.quarantine_checked = False
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -348,12 +349,12 @@ class Daemon:
                 self.failed_once = self.st["problem"]["message"]
                 self.stop.set()
             return
-        if not self.st.get("quarantine_migrated"):
+        if not self.quarantine_checked:  # once per start: entries an older version kept raw
             n = quarantine.migrate(self.home, key, tuple(self.cfg["privacy"]["disabled_rules"]))
             if n:
                 log.write(self.home, "daemon.log", f"quarantine: {n} raw entr{'y' if n == 1 else 'ies'} of an older "
                                                    "version made safe or sealed")
-            self.st["quarantine_migrated"] = True
+            self.quarantine_checked = True
         disabled = tuple(self.cfg["privacy"]["disabled_rules"])
         size = 0
         if not self.backlog:
