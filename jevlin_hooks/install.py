@@ -79,7 +79,7 @@ def hook_command(harness: str) -> dict[str, Any]:
     }
 
 
-def _is_ours(hook: Any) -> bool:
+def is_ours(hook: Any) -> bool:
     if not isinstance(hook, dict):
         return False
     args = hook.get("args") if isinstance(hook.get("args"), list) else []
@@ -116,7 +116,7 @@ def _strip_ours(hooks: dict[str, Any]) -> None:
         kept = []
         for group in groups:
             if isinstance(group, dict) and isinstance(group.get("hooks"), list):
-                remaining = [h for h in group["hooks"] if not _is_ours(h)]
+                remaining = [h for h in group["hooks"] if not is_ours(h)]
                 if not remaining and len(remaining) != len(group["hooks"]):
                     continue
                 group = {**group, "hooks": remaining}
@@ -167,7 +167,7 @@ def plan_cursor(path: str, remove: bool = False) -> Change:
     hooks = json.loads(json.dumps(hooks))
     for event in list(hooks):
         if isinstance(hooks[event], list):
-            hooks[event] = [h for h in hooks[event] if not _is_ours(h)]
+            hooks[event] = [h for h in hooks[event] if not is_ours(h)]
             if not hooks[event]:
                 del hooks[event]
     if not remove:

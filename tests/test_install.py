@@ -57,7 +57,7 @@ def test_round_trip_is_byte_identical(user):
     assert data["model"] == "opus" and data["env"] == {"FOO": "1"}
     assert data["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == "/usr/local/bin/my-guard"
     for event in install.CLAUDE_EVENTS:
-        ours = [h for g in data["hooks"][event] for h in g["hooks"] if install._is_ours(h)]
+        ours = [h for g in data["hooks"][event] for h in g["hooks"] if install.is_ours(h)]
         assert len(ours) == 1 and ours[0]["args"][-1] == "claude-code" and "async" not in ours[0]
         assert ours[0]["timeout"] <= 10
     first = path.read_bytes()
@@ -177,7 +177,7 @@ def test_codex_round_trip_with_notify_chain(tmp_path):
     hooks = json.loads((ch / "hooks.json").read_text())["hooks"]
     assert hooks["Stop"][0]["hooks"][0]["command"] == "uvx codhc ruff check --fix"
     assert {e for e in hooks} >= set(install.CODEX_EVENTS)
-    assert all(h["timeout"] <= 3 for g in hooks["SessionEnd"] for h in g["hooks"] if install._is_ours(h))
+    assert all(h["timeout"] <= 3 for g in hooks["SessionEnd"] for h in g["hooks"] if install.is_ours(h))
     first = ((ch / "hooks.json").read_bytes(), (ch / "config.toml").read_bytes())
     p = codex_cli(tmp_path, ch, "install", "--harness", "codex", "--notify", "--chain")
     assert p.returncode == 0 and ((ch / "hooks.json").read_bytes(), (ch / "config.toml").read_bytes()) == first
