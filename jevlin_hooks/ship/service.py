@@ -404,7 +404,7 @@ class Daemon:
             quarantine.put_sealed(self.home, name, raw, reason, key)
             spool.ack(self.home, [name])
         except OSError as exc:  # a full disk: the record stays queued, tried again later
-            spool._move(self.home, name, "cur", "new")
+            spool.unclaim(self.home, name)
             self._problem("failing", f"cannot write spool/quarantine: {exc.strerror or exc}")
             return
         self.st["quarantined_total"] = self.st.get("quarantined_total", 0) + 1
