@@ -70,15 +70,18 @@ def start(home: str, wait: float = 5.0) -> tuple[bool, str]:
     child = subprocess.Popen(command(), stdin=subprocess.DEVNULL, stdout=logf, stderr=logf, env=env,
                              start_new_session=True, close_fds=True)
     logf.close()
+    launched = time.time()
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
-        pid = running_pid(home)
-        if pid and pid > 0:
-            return True, f"daemon started (pid {pid})"
         if child.poll() is not None:
             why = status_file.load(home).get("start_error") or f"exit status {child.returncode}"
             return False, f"daemon could not start: {why}; see {os.path.join(home, 'logs', 'daemon.log')}"
+        st = status_file.load(home)
+        if st.get("running") and st.get("pid") == child.pid and (st.get("started") or 0) >= launched - 1:
+            return True, f"daemon started (pid {child.pid})"
         time.sleep(0.05)
+    if child.poll() is None and running_pid(home):  # running, but could not write its status (a full disk)
+        return True, f"daemon started (pid {child.pid})"
     return False, f"daemon did not start within {wait:.0f}s; see {os.path.join(home, 'logs', 'daemon.out')}"
 
 

@@ -109,14 +109,6 @@ class Daemon:
             os.close(lock)
 
     def _start(self) -> None:
-        try:
-            sfd = paths.open_dir(self.home, "state")
-            try:
-                paths.write_atomic(sfd, PID_NAME, f"{os.getpid()}\n".encode())
-            finally:
-                os.close(sfd)
-        except OSError as exc:  # a full disk: `status` finds us through the lock instead
-            log.write(self.home, "daemon.log", f"cannot write state/{PID_NAME} ({exc.strerror}); running without it")
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, self._on_signal)
             signal.signal(signal.SIGINT, self._on_signal)
@@ -125,6 +117,14 @@ class Daemon:
         back = spool.reclaim(self.home)
         if back:
             log.write(self.home, "daemon.log", f"reclaimed {back} record(s) left in flight by a previous run")
+        try:
+            sfd = paths.open_dir(self.home, "state")
+            try:
+                paths.write_atomic(sfd, PID_NAME, f"{os.getpid()}\n".encode())
+            finally:
+                os.close(sfd)
+        except OSError as exc:  # a full disk: `status` finds us through the lock instead
+            log.write(self.home, "daemon.log", f"cannot write state/{PID_NAME} ({exc.strerror}); running without it")
         self.st.pop("start_error", None)
         self.st.update(pid=os.getpid(), started=time.time(), running=True)
         status_file.save(self.home, self.st)
