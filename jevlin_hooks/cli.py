@@ -359,6 +359,7 @@ def _preview(ns: object) -> int:
 
     from jevlin_hooks.base import config, paths, spool
     from jevlin_hooks.privacy import ids, record
+    from jevlin_hooks.ship import quarantine
 
     home = paths.home()
     try:
@@ -378,7 +379,7 @@ def _preview(ns: object) -> int:
     shown = 0
     for rec in records[: max(0, ns.limit)]:
         try:
-            safe = record.make_safe(rec, key, tuple(cfg["privacy"]["disabled_rules"]))
+            safe = quarantine.safe_form(rec, key, tuple(cfg["privacy"]["disabled_rules"]))
         except record.InvalidRecord as exc:
             print(json.dumps({"invalid": str(exc)}))
             continue

@@ -114,6 +114,8 @@ def test_a_record_refused_alone_is_quarantined_the_rest_goes_on(home):
         # the server accepts it now: released, it is sent as it was made safe (not hashed twice)
         srv.set(default="ok")
         assert "1 quarantined record(s) queued again" in cli(home, "quarantine", "release").stdout
+        shown = cli(home, "preview").stdout
+        assert recs[7]["record_id"] in shown and "invalid" not in shown
         assert cli(home, "daemon", "run", "--once").returncode == 0
         assert recs[7]["record_id"] in srv.received
         assert srv.records[recs[7]["record_id"]]["session_id"] == srv.records[recs[0]["record_id"]]["session_id"]

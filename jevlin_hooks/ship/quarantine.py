@@ -66,6 +66,14 @@ def unseal(sealed: str, key: bytes) -> bytes:
         raise ValueError("sealed under another key (the key was rotated since)") from None
 
 
+def safe_form(rec: Any, key: bytes, disabled: tuple[str, ...] = ()) -> dict[str, Any]:
+    """What a queued record looks like when sent: a released entry as it was made safe, any
+    other record through ``make_safe``. Raises ``record.InvalidRecord``."""
+    if isinstance(rec, dict) and rec.get("released") == 1 and isinstance(rec.get("safe"), dict):
+        return record.released(rec["safe"])
+    return record.make_safe(rec, key, disabled)
+
+
 def _write(home: str, name: str, body: dict[str, Any]) -> None:
     qfd = paths.open_dir(home, "spool", SUB)
     try:

@@ -388,9 +388,7 @@ class Daemon:
             self._quarantine_raw(name, raw, "invalid record: not valid JSON", key)
             return None
         try:
-            if isinstance(rec, dict) and rec.get("released") == 1 and isinstance(rec.get("safe"), dict):
-                return record.released(rec["safe"])
-            return record.make_safe(rec, key, disabled)
+            return quarantine.safe_form(rec, key, disabled)
         except record.InvalidRecord as exc:
             self._quarantine_raw(name, raw, f"invalid record: {exc}", key)
         except Exception as exc:  # noqa: BLE001 - a scrubber bug on one record must not stop the rest
