@@ -318,8 +318,6 @@ class Daemon:
         if why:
             self._problem("held", f"config unusable: {why}; nothing is sent, queued records wait in spool/held "
                                   "(fix config.toml, then `jevlin-hooks spool release-held`)", "config")
-            if self.once:
-                self.failed_once = f"config unusable: {why}"
         else:
             self._clear_problem("config")
         self.st["trace"] = "off"
