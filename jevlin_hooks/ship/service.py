@@ -463,7 +463,8 @@ class Daemon:
                 result.rejected.update(suspects)
             elif not result.retry:  # nothing went through: the sink or server, not the records
                 only = next(iter(suspects.values()))
-                result = Result(retry=True, error=f"{only} (every record refused, one by one)")
+                result = Result(retry=True, error=f"{only} (every record refused, one by one)",
+                                rejected=result.rejected)
         quarantined = 0
         for rid, reason in result.rejected.items():
             if rid in by_id and self._quarantine_safe(by_id[rid], safe_by_id[rid], f"{self.sink.name}: {reason}"):
