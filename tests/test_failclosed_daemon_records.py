@@ -195,6 +195,32 @@ def test_a_key_anyone_can_read_holds_delivery_and_says_how_to_fix_it(home):
             d.stop()
 
 
+def test_an_unexpected_error_in_the_loop_is_logged_backed_off_and_survived(home):
+    write_config(home)
+    first = queue(home, 0, 3)
+    with Daemon(home) as d:
+        wait_for(lambda: spool_empty(home), 20, "first delivery")
+        held = os.path.join(home, "spool", "held")
+        os.rmdir(held)
+        with open(held, "w") as f:  # the loop now fails on every pass, wherever it opens the spool
+            f.write("not a directory")
+        more = queue(home, 100, 3)
+        problem = "failing: error in the daemon loop: not a plain directory (held)"
+        wait_for(lambda: problem in cli(home, "status").stdout, 20, "shown")
+        time.sleep(1.0)
+        assert d.proc.poll() is None, "the daemon is still running"
+        log = daemon_log(home)
+        assert log.count("error in the daemon loop: not a plain directory (held)\n    Traceback") == 1
+        assert log.count("delivery failing: error in the daemon loop") == 1
+        os.unlink(held)
+        os.mkdir(held, 0o700)
+        wait_for(lambda: spool_empty(home), 30, "delivery once the cause is gone")
+        wait_for(lambda: "failing" not in cli(home, "status").stdout, 10, "problem cleared")
+        d.stop()
+    db = sqlite3.connect(os.path.join(home, "traces.db"))
+    assert {r for (r,) in db.execute("select record_id from records")} == set(first) | set(more)
+
+
 def test_a_sink_that_raises_is_logged_backed_off_and_the_bad_record_set_aside(home):
     """A sink bug cannot be produced by a real record (they are all clamped and cleaned), so the
     real local sink is wrapped to raise on one record: the only stand-in in these tests."""

@@ -253,7 +253,7 @@ class Daemon:
                 raise
             except Exception as exc:  # noqa: BLE001 - the loop never dies of a bug: log, back off, go on
                 self.crashes += 1
-                msg = f"unexpected {type(exc).__name__} in the daemon loop (see logs/daemon.log)"
+                msg = f"error in the daemon loop: {_one_line(exc)}"
                 self._log_traceback("loop", exc, msg)
                 self._problem("failing", msg, "loop")
                 self._save_status()
