@@ -255,3 +255,15 @@ def test_status_json_problem_is_machine_readable(home):
         cli(home, "daemon", "run", "--once")
     st = json.load(open(os.path.join(home, "state", "daemon.json")))
     assert st["problem"]["kind"] == "held" and "HTTP 404" in st["problem"]["message"]
+
+
+def test_a_key_with_a_line_break_is_held_not_sent(home):
+    with FaultServer() as srv:
+        write_config(home, "jevlin", srv.url)
+        cfg = open(os.path.join(home, "config.toml")).read().replace('"test-key"', '"test-key\\r\\nX-Injected: 1"')
+        with open(os.path.join(home, "config.toml"), "w") as f:
+            f.write(cfg)
+        queue(home, 0, 2)
+        p = cli(home, "daemon", "run", "--once")
+        assert p.returncode == 1 and "hold characters HTTP cannot carry" in p.stderr
+        assert srv.requests == [] and queued(home) == 2

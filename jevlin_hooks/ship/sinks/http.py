@@ -116,6 +116,8 @@ def endpoint_problem(url: str, secret: str | None) -> str | None:
 
 def post(http: httpx.Client, url: str, data: bytes, headers: dict[str, str], content_type: str) -> Reply | Result:
     """POST ``data`` gzipped; the answer read within the caps. A Result means no usable answer."""
+    if any(ord(c) < 32 or ord(c) == 127 for v in headers.values() for c in v):
+        return _bad_chars()
     body = gzip.compress(data, compresslevel=5)
     deadline = time.monotonic() + DEADLINE_S
     try:
@@ -138,8 +140,12 @@ def post(http: httpx.Client, url: str, data: bytes, headers: dict[str, str], con
     except httpx.HTTPError as exc:  # connect errors, resets, timeouts: all retried later
         return Result(retry=True, error=f"{type(exc).__name__}: {inert(str(exc), 200)}")
     except (httpx.InvalidURL, UnicodeError):
-        return Result(retry=True, hold="[ship] endpoint, api_key or headers hold characters HTTP cannot carry: "
-                                       "fix them in config.toml")
+        return _bad_chars()
+
+
+def _bad_chars() -> Result:
+    return Result(retry=True, hold="[ship] endpoint, api_key or headers hold characters HTTP cannot carry "
+                                   "(a line break, a control character, non-ASCII): fix them in config.toml")
 
 
 def post_json(http: httpx.Client, url: str, body: Any, headers: dict[str, str]) -> Reply | Result:
