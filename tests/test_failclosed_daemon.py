@@ -50,7 +50,7 @@ def test_config_answers_hold_the_whole_queue_until_fixed(home, fault, fix):
         assert len(p.stderr.strip().splitlines()) == 1
         assert queued(home) == 6 and spool.count(home, "quarantine") == 0, "held, nothing quarantined"
         status = cli(home, "status").stdout
-        assert "HELD" in status and fix in status
+        assert "HELD" in status and fix in status and "6 waiting, 0 in flight" in status
         doctor = cli(home, "doctor")
         assert doctor.returncode == 1 and f"!!  delivery: HELD: {srv.url.split('//')[1]}" in doctor.stdout.replace(
             "http://", "")

@@ -90,7 +90,7 @@ class Daemon:
                 self._loop()
             except _Abort:
                 log.write(self.home, "daemon.log", f"stopped during a send; {len(self.inflight)} record(s) "
-                          "stay in spool/cur and go out after the next start")
+                          "go back to the queue and out after the next start")
             if self.failed_once:
                 print(f"jevlin-hooks daemon: delivery failed ({self.failed_once}); the records stay queued",
                       file=sys.stderr)
@@ -100,7 +100,13 @@ class Daemon:
             self._watching(False)
             if self.sink is not None:
                 self.sink.close()
-            self.st.update(running=False, in_flight=len(self.inflight))
+            for name, _ in self.inflight:  # not sent, or not acknowledged: waiting again, as `status` says
+                try:
+                    spool.unclaim(self.home, name)
+                except OSError:
+                    pass  # still in cur/: reclaimed at the next start
+            self.inflight = []
+            self.st.update(running=False, in_flight=0)
             status_file.save(self.home, self.st)
             try:
                 os.unlink(os.path.join(self.home, "state", PID_NAME))
