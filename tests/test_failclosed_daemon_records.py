@@ -284,6 +284,10 @@ def test_the_daemon_starts_and_delivers_on_a_full_disk(tmp_path):
             write_config(home, "jevlin", srv.url)
             ids.load_key(home)
             rids = queue(home, 0, 20)
+            qdir = os.path.join(home, "spool", "quarantine")
+            os.makedirs(qdir, mode=0o700)
+            with open(os.path.join(qdir, "00000001764500000000000000.1.abcd0123.json"), "w") as f:
+                json.dump(secret_record(99), f)  # an older version's raw entry: converting it needs space
             fd = os.open(os.path.join(full, "filler"), os.O_WRONLY | os.O_CREAT)
             try:
                 while True:

@@ -354,11 +354,15 @@ class Daemon:
                 self.stop.set()
             return
         if not self.quarantine_checked:  # once per start: entries an older version kept raw
-            n = quarantine.migrate(self.home, key, tuple(self.cfg["privacy"]["disabled_rules"]))
+            self.quarantine_checked = True
+            try:
+                n = quarantine.migrate(self.home, key, tuple(self.cfg["privacy"]["disabled_rules"]))
+            except OSError as exc:  # a full disk must not stop delivery: tried again at the next start
+                n = 0
+                log.write(self.home, "daemon.log", f"quarantine: cannot convert older raw entries yet ({exc.strerror})")
             if n:
                 log.write(self.home, "daemon.log", f"quarantine: {n} raw entr{'y' if n == 1 else 'ies'} of an older "
                                                    "version made safe or sealed")
-            self.quarantine_checked = True
         disabled = tuple(self.cfg["privacy"]["disabled_rules"])
         size = 0
         if not self.backlog:
