@@ -22,6 +22,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
 ID_FIELDS = ("session_id", "turn_id", "call_id", "parent_session_id", "parent_call_id")
 TEXT_FIELDS = ("history", "query", "prompt", "final_message")
 HOST_META_KEYS = ("platform", "model", "agent_type", "history_source", "harness_version")
+HOST_META_IDS = ("forked_from",)  # thread ids inside host_meta: hashed like the id fields
 TOKEN_KEYS = ("input", "output", "cache_read", "cache_creation")
 # Free text is cut to this many characters before scrubbing (history is 32 KiB already), which
 # also bounds the scrubbing time of any one record.
@@ -157,7 +158,8 @@ def released(safe: Any) -> dict[str, Any]:
     rec = clean(safe)
     out = {f: rec[f] for f in ALLOWED[rec["kind"]] if f in rec}
     if isinstance(out.get("host_meta"), dict):
-        out["host_meta"] = {k: v for k, v in out["host_meta"].items() if k in HOST_META_KEYS + ("redactions",)}
+        keep = HOST_META_KEYS + HOST_META_IDS + ("redactions",)
+        out["host_meta"] = {k: v for k, v in out["host_meta"].items() if k in keep}
     return out
 
 
@@ -194,6 +196,9 @@ def make_safe(rec: Any, key: bytes, disabled_rules: tuple[str, ...] = ()) -> dic
                         redactions += n
                     elif isinstance(v, (int, float, bool)):
                         meta[k] = v
+                for k in HOST_META_IDS:
+                    if isinstance(value.get(k), str) and value[k]:
+                        meta[k] = ids.hash_id(value[k], key)
             out[field] = meta
         elif field == "tools":
             names = value if isinstance(value, list) else []
