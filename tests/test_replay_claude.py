@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 
 from conftest import hook_errors, queued, run, state_of
