@@ -64,6 +64,8 @@ def test_threads_table(store):
     assert main["harness"] == "claude-code" and main["turns"] == 2 and main["searches"] == 2
     assert main["first_asked"] == FIRST_ASKED and main["tokens"]["input"] == 400
     assert rows[h(home, S_AUTO)]["windows"] == 2
+    done = [t for t in trajectory.roots(threads) if all(x.outcome == "completed" for x in t.turns)]
+    assert len(done) >= 4 and all(t.tokens()["input"] > 0 for t in done), "every transcript tokens need is bundled"
     sub = rows[h(home, S_SUB)]
     assert sub["subagents"] == 1 and sub["searches"] == 1
     assert h(home, AGENT) not in rows, "a subagent is shown under its parent, not as a thread"
