@@ -143,12 +143,15 @@ def check_home(home: str, out: list[tuple[bool, str]]) -> None:
     from jevlin_hooks.ship import control
     from jevlin_hooks.ship import daemon_state as dstatus
 
-    try:
-        cfg = config.load(home, use_cache=False)
-    except config.ConfigError as exc:
-        out.append((False, f"config: {os.path.join(home, 'config.toml')}: {exc}; fix it (see config.example.toml)"))
-        cfg = config.defaults()
-    if not config.trace_on(cfg):
+    got, why = config.settings(home, use_cache=False)
+    if got is None:  # the same line status and the hook log give
+        out.append((False, f"config: {why} (every key: config.example.toml)"))
+        if paths.untrusted(home):
+            return  # read nothing more from a home we refuse
+        cfg = dict(config.defaults(), trace="off")
+    else:
+        cfg = got
+    if got is not None and not config.trace_on(cfg):
         out.append((True, "trace is off: nothing is recorded or sent (JEVLIN_TRACE / trace = \"off\")"))
     key = os.path.join(home, "state", "key")
     try:

@@ -114,10 +114,9 @@ def resolve(home: str, env: Mapping[str, str] | None = None, cwd: str | None = N
     """The trace fields a search sends in-band: ids hashed with the local key."""
     from jevlin_hooks.base import config
 
-    try:
-        cfg = config.load(home, use_cache=True)
-    except (config.ConfigError, OSError):
-        cfg = config.defaults()
+    cfg, why = config.settings(home)
+    if cfg is None:  # fail closed: a config we cannot use means tracing is off
+        return {"trace": "off", "error": why}
     if not config.trace_on(cfg):
         return {"trace": "off"}
     raw = resolve_raw(home, env, cwd)

@@ -62,13 +62,13 @@ def handle(harness: str, payload: Any, home: str) -> list[str]:
 
     mod = harnesses.get(harness)
     answer: list[str] = mod.answer(payload)
-    try:
-        cfg = config.load(home)
-    except (config.ConfigError, OSError) as exc:
-        from jevlin_hooks.base import log
+    cfg, why, log_it = config.check(home)
+    if cfg is None:  # fail closed: nothing is queued; the reason is logged once
+        if log_it:
+            from jevlin_hooks.base import log
 
-        log.write(home, "hook.log", f"{harness}: config unusable ({type(exc).__name__}); using defaults")
-        cfg = config.defaults()
+            log.write(home, "hook.log", f"{harness}: {why}")
+        return answer
     if not config.trace_on(cfg):
         return answer
     now = time.time()
@@ -171,7 +171,8 @@ def main(harness: str, argv: list[str] | None = None) -> None:
         try:
             from jevlin_hooks.base import log
 
-            log.write(home, "hook.log", f"{harness}: {log.describe(exc)}")
+            if paths.untrusted(home) is None:  # never write into a home we refused
+                log.write(home, "hook.log", f"{harness}: {log.describe(exc)}")
         except BaseException:  # noqa: BLE001
             pass
     try:

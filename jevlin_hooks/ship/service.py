@@ -141,11 +141,17 @@ class Daemon:
     # --- the loop --------------------------------------------------------------------------
 
     def _reload(self) -> None:
-        try:
-            self.cfg = config.load(self.home)
-            self.st.pop("config_error", None)
-        except (config.ConfigError, OSError) as exc:
-            self.st["config_error"] = f"config.toml: {exc} (still using the last good config)"
+        cfg, why = config.settings(self.home)
+        if cfg is None:  # fail closed: hold the queue as for trace = "off", say why once
+            if self.st.get("config_error") != why:
+                log.write(self.home, "daemon.log", why)
+            self.st["config_error"] = why
+            self.st["sink"] = "-"
+            self.sink_key = None
+            self.cfg = dict(config.defaults(), trace="off")  # only the loop's timings are used
+            return
+        self.cfg = cfg
+        self.st.pop("config_error", None)
         ship = self.cfg["ship"]
         key = (ship["sink"], ship["endpoint"], ship["api_key"], os.environ.get("JEVLIN_API_KEY"),
                tuple(sorted((ship.get("headers") or {}).items())))

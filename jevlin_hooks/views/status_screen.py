@@ -21,15 +21,16 @@ def _age(seconds: float) -> str:
 
 def lines(home: str) -> list[str]:
     out = [f"home      {home}"]
-    try:
-        cfg = config.load(home, use_cache=False)
-        cfg_note = ""
-    except config.ConfigError as exc:
-        cfg = config.defaults()
-        cfg_note = f"  (config.toml unusable: {exc}; using defaults)"
-    trace = "on" if config.trace_on(cfg) else "off"
-    out.append(f"trace     {trace}   sink: {cfg['ship']['sink']}   turn_end: "
-               f"{'on' if cfg['miner']['turn_end'] else 'off'}{cfg_note}")
+    cfg, why = config.settings(home, use_cache=False)
+    if cfg is None:  # the same effective settings the hooks and the daemon use: off
+        out.append("trace     off   sink: -   turn_end: -   (see the config line below)")
+        if paths.untrusted(home):  # read nothing from a home we refuse
+            out.append(f"config    {why}")
+            return out
+    else:
+        trace = "on" if config.trace_on(cfg) else "off"
+        out.append(f"trace     {trace}   sink: {cfg['ship']['sink']}   turn_end: "
+                   f"{'on' if cfg['miner']['turn_end'] else 'off'}")
     names = lineage.list_names(home)
     now = time.time()
     states = [s for s in (lineage.read(home, n) for n in names) if s]
