@@ -80,6 +80,9 @@ def handle(harness: str, payload: Any, home: str) -> list[str]:
 
         try:  # created here, outside any sandbox, so a sandboxed search can read it
             ids.load_key(home, create=True)
+            from jevlin_hooks.base import spool
+
+            spool.prepare_counter(home)
         except OSError as exc:
             from jevlin_hooks.base import log
 

@@ -113,7 +113,8 @@ def status_lines(home: str) -> list[str]:
         lines.append("SPOOL FULL: hooks are not queueing new records ([spool] max_mb); see logs/hook.log")
     dropped = _dropped(home)
     if dropped:
-        lines.append(f"dropped   {dropped} record(s) not queued because the spool was full")
+        lines.append(f"dropped   {dropped} record(s) a hook could not queue (spool full or disk error); "
+                     "see logs/hook.log")
     return lines
 
 
