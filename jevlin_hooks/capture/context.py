@@ -100,7 +100,7 @@ def _belongs(state: dict[str, Any]) -> bool:
     user's own terminal, another agent in the same directory) gets its per-shell identity."""
     chain = [os.getpid(), *procinfo.ancestors()]
     pid = state.get("agent_pid")
-    if isinstance(pid, int) and pid in chain[1:] and procinfo.start_time(pid) == state.get("agent_pid_start"):
+    if isinstance(pid, int) and pid in chain and procinfo.start_time(pid) == state.get("agent_pid_start"):
         return True
     commands = [p.get("command") for p in (state.get("pending") or {}).values() if isinstance(p, dict)]
     commands = [c for c in commands if isinstance(c, str) and c]

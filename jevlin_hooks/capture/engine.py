@@ -272,10 +272,16 @@ def _compaction(state: dict[str, Any], ev: dict[str, Any], name: str) -> None:
     # the same event name twice inside one open compaction is a duplicate delivery
 
 
-def _end_compaction(state: dict[str, Any]) -> None:
-    state["compact"] = None
-    for a in state["agents"].values():
-        a["compact"] = None
+def _end_compaction(state: dict[str, Any], ev: dict[str, Any]) -> None:
+    """An event of a thread ends that thread's compaction, and only that one: a background
+    subagent's tool call landing between PreCompact and SessionStart(compact) must not make
+    the root's compaction count twice (the window went 0 -> 2)."""
+    if ev.get("agent_id"):
+        agent = state["agents"].get(ev["agent_id"])
+        if agent is not None:
+            agent["compact"] = None
+    else:
+        state["compact"] = None
 
 
 def apply(
@@ -312,7 +318,7 @@ def apply(
     if kind == "subagent_stop" and state.get("compact") is not None and not ev.get("agent_type"):
         return state, records
     if kind not in ("other", "agent_response"):
-        _end_compaction(state)
+        _end_compaction(state, ev)
 
     if kind == "session_start":
         src = ev.get("source") or "startup"
