@@ -202,6 +202,8 @@ def run() -> int:
     if not out:
         out.append((False, "no coding agent found (claude, codex, cursor); install one, then `jevlin-hooks install`"))
     check_home(home, out)
+    from jevlin_hooks.views.term import inert
+
     for ok, line in out:
-        print(("ok  " if ok else "!!  ") + line)
+        print(inert(("ok  " if ok else "!!  ") + line))
     return 0 if all(ok for ok, _ in out) else 1

@@ -290,3 +290,40 @@ def test_compaction_counted_once_with_a_background_subagent_in_the_middle(home, 
 
 def test_fake_agent_is_alive():
     assert FAKE_AGENT.poll() is None
+
+
+# --- 7: terminal output is inert -------------------------------------------------------------------
+
+OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"  # write "rm -rf ~" to the clipboard
+RAW = ("\x1b", "\x07", "\x9b", "\u202e")
+
+
+def test_recorded_control_characters_are_shown_escaped(probe_home):
+    for payload in events("basic"):
+        name = payload["hook_event_name"]
+        if name == "UserPromptSubmit":
+            payload = {**payload, "prompt": f"fix the bug{OSC52}"}
+        if name in ("PreToolUse", "PostToolUse"):
+            payload = with_command(payload, payload["tool_input"]["command"] + " '\x1b[2J\x9b1;1H'")
+        if name == "Stop":
+            payload = {**payload, "last_assistant_message": "done \u202eevil"}
+        run(probe_home, payload)
+    env = {**os.environ, "JEVLIN_HOME": probe_home}
+    subprocess.run([*CLI, "daemon", "run", "--once"], env=env, check=True, capture_output=True)
+    threads = subprocess.run([*CLI, "threads"], env=env, capture_output=True, text=True, check=True).stdout
+    tid = threads.splitlines()[1].split()[0]
+    thread = subprocess.run([*CLI, "thread", tid], env=env, capture_output=True, text=True, check=True).stdout
+    for out in (threads, thread):
+        assert not any(c in out for c in RAW), repr(out)
+    assert "\\x1b]52;c;" in threads and "\\x1b]52;c;" in thread
+    assert "\\u202eevil" in thread
+    assert "basic bash \\x1b[2J" in thread  # the query, clipped to the width
+
+
+def test_status_shows_control_characters_escaped(home):
+    with open(os.path.join(home, "config.toml"), "w") as f:
+        f.write('trace = "\\u001b]52;c;cm0gLXJmIH4=\\u0007"\n')  # TOML escapes: a raw ESC in the value
+    run(home, events("basic")[0])
+    out = status(home)
+    assert not any(c in out for c in RAW), repr(out)
+    assert 'trace = "\\x1b]52;c;cm0gLXJmIH4=\\x07": must be "on" or "off"' in out

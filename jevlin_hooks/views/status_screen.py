@@ -7,6 +7,7 @@ import time
 
 from jevlin_hooks.base import config, log, paths
 from jevlin_hooks.capture import lineage
+from jevlin_hooks.views import term
 
 
 def _age(seconds: float) -> str:
@@ -59,7 +60,7 @@ def lines(home: str) -> list[str]:
 def main() -> int:
     home = paths.home()
     if not os.path.isdir(home):
-        print(f"home      {home} (not created yet: no hook has run)")
+        print(term.inert(f"home      {home} (not created yet: no hook has run)"))
         return 0
-    print("\n".join(lines(home)))
+    print(term.inert("\n".join(lines(home))))  # log lines and records never drive the terminal
     return 0
