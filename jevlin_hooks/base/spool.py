@@ -85,6 +85,11 @@ def record_name() -> str:
     return f"{time.time_ns():020d}.{os.getpid()}.{os.urandom(4).hex()}.json"
 
 
+def _why(exc: OSError) -> str:
+    where = f": spool/{exc.filename}" if isinstance(exc.filename, str) and "/" not in exc.filename else ""
+    return f"{exc.strerror or type(exc).__name__}{where}"
+
+
 def enqueue(home: str, records: list[dict[str, Any]]) -> list[str]:
     """Queue records durably; returns the names written to ``new/``."""
     if not records:
@@ -102,7 +107,7 @@ def enqueue(home: str, records: list[dict[str, Any]]) -> list[str]:
             raise
     except OSError as exc:
         _count_dropped(home, len(records))
-        raise NotQueued(exc.errno, f"{len(records)} record(s) not queued ({exc.strerror})") from None
+        raise NotQueued(exc.errno, f"{len(records)} record(s) not queued ({_why(exc)})") from None
     try:
         for rec in records:
             rec.setdefault("v", SCHEMA_VERSION)
@@ -118,7 +123,7 @@ def enqueue(home: str, records: list[dict[str, Any]]) -> list[str]:
         os.fsync(nfd)  # make the renames themselves durable
     except OSError as exc:  # a full disk, an I/O error: what was not written is counted
         _count_dropped(home, len(records) - len(names))
-        raise NotQueued(exc.errno, f"{len(records) - len(names)} record(s) not queued ({exc.strerror})") from None
+        raise NotQueued(exc.errno, f"{len(records) - len(names)} record(s) not queued ({_why(exc)})") from None
     finally:
         os.close(tfd)
         os.close(nfd)
