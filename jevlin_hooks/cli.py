@@ -222,10 +222,8 @@ def _scrub(ns: object) -> int:
             for r in RULES:
                 print(f"{r.name:28} {r.category:6} {r.description}")
         return 0
-    try:
-        disabled = tuple(config.load(paths.home())["privacy"]["disabled_rules"])
-    except (config.ConfigError, OSError):
-        disabled = ()
+    cfg, _ = config.settings(paths.home())
+    disabled = tuple(cfg["privacy"]["disabled_rules"]) if cfg else ()  # unusable config: every rule on
     data = sys.stdin.buffer.read().decode("utf-8", "replace")
     clean, findings = scrub.scrub(data, disabled)
     if ns.explain:
@@ -268,10 +266,9 @@ def _preview(ns: object) -> int:
     from jevlin_hooks.privacy import ids, record
 
     home = paths.home()
-    try:
-        cfg = config.load(home, use_cache=False)
-    except config.ConfigError as exc:
-        return _fail(f"config.toml: {exc}")
+    cfg, why = config.settings(home, use_cache=False)
+    if cfg is None:  # the same answer the daemon gets: nothing would be sent
+        return _fail(why)
     try:
         key = ids.load_key(home, create=True)
     except ids.KeyError_ as exc:
