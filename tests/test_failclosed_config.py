@@ -183,6 +183,9 @@ def test_home_owned_by_another_user_is_refused(tmp_path):
     doctor = cli(h, "doctor")
     assert doctor.returncode == 1 and "is owned by uid 65534" in doctor.stdout
     assert json.loads(cli(h, "context").stdout)["trace"] == "off"
+    daemon = cli(h, "daemon", "run", "--once")
+    assert daemon.returncode == 1 and "is owned by uid 65534, not you" in daemon.stderr
+    assert sorted(os.listdir(h)) == ["config.toml"]
 
 
 @needs_root

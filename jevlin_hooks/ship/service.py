@@ -62,6 +62,10 @@ class Daemon:
 
     def run(self) -> int:
         os.umask(0o077)
+        refused = paths.untrusted(self.home)
+        if refused:  # not ours: nothing read from it, nothing written into it
+            print(f"jevlin-hooks daemon: {refused}", file=sys.stderr)
+            return 1
         lock = acquire_lock(self.home)
         if lock is None:
             print("jevlin-hooks daemon: already running for this JEVLIN_HOME", file=sys.stderr)
