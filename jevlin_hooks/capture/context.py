@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+UNUSABLE = "settings unusable, so tracing is off; `jevlin-hooks status` says why"
+
+
 def _choose_call(state: dict[str, Any], agent_id: str | None, call_id: str | None) -> dict[str, Any] | None:
     pending = list(state.get("pending", {}).values())
     if call_id:
@@ -162,9 +165,10 @@ def resolve(home: str, env: Mapping[str, str] | None = None, cwd: str | None = N
     """The trace fields a search sends in-band: ids hashed with the local key."""
     from jevlin_hooks.base import config
 
-    cfg, why = config.settings(home)
+    cfg, _ = config.settings(home)
     if cfg is None:  # fail closed: a config we cannot use means tracing is off
-        return {"trace": "off", "error": why}
+        # a fixed text: this answer may travel with the search, and the reason names local paths
+        return {"trace": "off", "error": UNUSABLE}
     if not config.trace_on(cfg):
         return {"trace": "off"}
     raw = resolve_raw(home, env, cwd)
