@@ -64,7 +64,7 @@ def test_unusable_config_means_trace_off_and_one_line_everywhere(home, text, wha
     log = hook_errors(home)
     lines = [ln for ln in log.splitlines() if "config unusable" in ln]
     assert len(lines) == 1, log  # nine events, one line
-    reason = lines[0].split("claude-code: ", 1)[1]
+    reason = lines[0].split("Z ", 1)[1]
     assert reason.startswith(f"config unusable: {path}: ") and what in reason
     assert "tracing is off" in reason
     status = cli(home, "status").stdout
@@ -80,6 +80,7 @@ def test_invalid_trace_in_the_environment_is_an_error_not_on(home):
     write_config(home, PROBE_CONFIG)
     basic_session(home, env={"JEVLIN_TRACE": "of"})
     assert queued(home) == []
+    assert hook_errors(home).count("JEVLIN_TRACE='of' in the environment") == 1  # nine events, one line
     assert "JEVLIN_TRACE='of' in the environment" in cli(home, "status", env={"JEVLIN_TRACE": "of"}).stdout
 
 

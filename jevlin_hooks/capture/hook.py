@@ -67,7 +67,8 @@ def handle(harness: str, payload: Any, home: str) -> list[str]:
         if log_it:
             from jevlin_hooks.base import log
 
-            log.write(home, "hook.log", f"{harness}: {why}")
+            # a config error is new once per file version (cached); an environment one is not
+            (log.write_once if why.startswith("JEVLIN_TRACE") else log.write)(home, "hook.log", why)
         return answer
     if not config.trace_on(cfg):
         return answer
