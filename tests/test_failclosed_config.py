@@ -15,7 +15,7 @@ import pytest
 from conftest import PROBE_CONFIG, hook_errors, queued, run
 
 from jevlin_hooks import replay
-from jevlin_hooks.base import spool
+from jevlin_hooks.base import config, spool
 
 CLI = [sys.executable, "-m", "jevlin_hooks.cli"]
 
@@ -122,6 +122,21 @@ def test_symlinked_config_owned_by_the_user_is_followed(home, tmp_path):
     target.write_text(PROBE_CONFIG)
     basic_session(home)
     assert len(queued(home, "search")) == 1
+
+
+def test_saving_a_symlinked_config_keeps_the_link(home, tmp_path):
+    target = tmp_path / "dotfiles" / "jevlin.toml"
+    target.parent.mkdir()
+    target.write_text(PROBE_CONFIG)
+    link = os.path.join(home, "config.toml")
+    os.unlink(link)
+    os.symlink(target, link)
+    cfg, why = config.settings(home)
+    assert why == "" and cfg is not None
+    cfg["miner"]["turn_end"] = False
+    config.save(cfg, home)
+    assert os.path.islink(link) and config.settings(home)[0]["miner"]["turn_end"] is False
+    assert "turn_end = false" in target.read_text()
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root")

@@ -269,12 +269,24 @@ def trace_on(cfg: dict[str, Any]) -> bool:
 
 
 def save(cfg: dict[str, Any], home: str | None = None) -> None:
+    """Write the config; through a symlink to its target (a dotfile manager's link stays)."""
     import tomli_w
 
     home = home or paths.home()
     merge(cfg)  # refuse to write what we could not read back
-    hfd = paths.open_dir(home)
+    body = tomli_w.dumps(cfg).encode()
+    link = os.path.join(home, CONFIG_NAME)
+    if os.path.islink(link):
+        opened = _open_config(link)  # the same trust checks as reading: ConfigError if not ours
+        if opened is not None:
+            os.close(opened[0])
+        target = os.path.realpath(link)
+        dfd = os.open(os.path.dirname(target), os.O_RDONLY | os.O_DIRECTORY)
+        name = os.path.basename(target)
+    else:
+        dfd = paths.open_dir(home)
+        name = CONFIG_NAME
     try:
-        paths.write_atomic(hfd, CONFIG_NAME, tomli_w.dumps(cfg).encode(), sync=True)
+        paths.write_atomic(dfd, name, body, sync=True)
     finally:
-        os.close(hfd)
+        os.close(dfd)
