@@ -1,9 +1,11 @@
 """Add and remove our hooks in each harness's own config file.
 
 Idempotent (our entries are recognised by the entry script's path and replaced, never
-duplicated), reversible (a backup is written before every change; uninstall restores the
-backup byte for byte when the file is still exactly what we wrote, and otherwise removes only
-our entries), and careful: a file we cannot parse is left untouched with a clear message.
+duplicated), reversible (one backup per file, the newest, written before a change; uninstall
+restores the file as it was just before our install, byte for byte, when the file is still
+exactly what we wrote, and otherwise removes only our entries; where nothing of ours is
+installed it writes nothing), and careful: a file we cannot parse is left untouched with a
+clear message.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ class Change:
     path: str
     before: bytes | None
     after: bytes | None
+    backup: bool = True  # False for a file that is wholly ours (Pi's extension): nothing to restore
 
     @property
     def changed(self) -> bool:
@@ -352,25 +355,36 @@ def apply(change: Change) -> str | None:
     except FileNotFoundError:
         pass
     backup = None
-    if change.before is not None and not ours_as_written:
+    created: list[str] = []
+    if change.before is not None and change.backup and not ours_as_written:
         backup = change.path + BACKUP_SUFFIX
         _write(backup, change.before, mode)
     if change.after is None:
         os.unlink(change.path)
+        for d in (prev or {}).get("created_dirs", []):  # deepest first
+            try:
+                os.rmdir(d)  # only when empty: anything of the user's keeps it
+            except OSError:
+                break
     else:
+        d = os.path.dirname(key)
+        while not os.path.exists(d):
+            created.append(d)
+            d = os.path.dirname(d)
         os.makedirs(os.path.dirname(change.path), exist_ok=True)
         _write(change.path, change.after, mode)
     if change.after is None or _is_uninstall(change):
         recs.pop(key, None)
     elif change.before is None or MARK.encode() not in change.before:
         # our install into the user's own file (or none): this is what uninstall restores
-        recs[key] = {"after_sha256": _sha(change.after), "backup": backup,
-                     "pristine": "absent" if change.before is None else _sha(change.before)}
+        pristine = "absent" if change.before is None else (_sha(change.before) if backup else None)
+        recs[key] = {"after_sha256": _sha(change.after), "backup": backup, "pristine": pristine,
+                     "created_dirs": created}
     elif ours_as_written and prev is not None:
         recs[key] = {**prev, "after_sha256": _sha(change.after)}  # a reinstall over our own output
     else:
         # ours, but edited since: there is no "as it was before our install" to go back to
-        recs[key] = {"after_sha256": _sha(change.after), "backup": None, "pristine": None}
+        recs[key] = {"after_sha256": _sha(change.after), "backup": None, "pristine": None, "created_dirs": []}
     os.makedirs(os.path.dirname(_record_path()), mode=0o700, exist_ok=True)
     with open(_record_path(), "w", encoding="utf-8") as f:
         json.dump(recs, f)
@@ -397,6 +411,25 @@ def _codex_plans(project: str | None, remove: bool, opts: dict[str, Any]) -> lis
 
 def _cursor_plans(project: str | None, remove: bool, opts: dict[str, Any]) -> list[Change]:
     return [plan_cursor(cursor_hooks_path(project), remove=remove)]
+
+
+def _pi_plans(project: str | None, remove: bool, opts: dict[str, Any]) -> list[Change]:
+    from jevlin_hooks import install_pi
+
+    return install_pi.plans(project, remove, opts)
+
+
+def _pi_found() -> str | None:
+    """Pi's program on PATH, or its agent dir (which PI_CODING_AGENT_DIR moves)."""
+    import shutil
+
+    from jevlin_hooks import install_pi
+
+    where = shutil.which("pi")
+    if where:
+        return where
+    agent = install_pi.agent_dir()
+    return agent if os.path.isdir(agent) else None
 
 
 def _found(program: str, *dirs: str) -> Any:
@@ -430,6 +463,8 @@ INSTALLERS: dict[str, Installer] = {
                                      "the jevlin-hooks entries", _found("codex", "~/.codex")),
     "cursor": Installer(_cursor_plans, "next: restart Cursor; if Cursor also runs your ~/.claude hooks, each event "
                                        "is still counted once", _found("cursor", "~/.cursor")),
+    "pi": Installer(_pi_plans, "next: start `pi` (or type /reload in a running one); `pi --no-extensions` runs "
+                               "without it", _pi_found),
 }
 
 
