@@ -252,3 +252,23 @@ def _as_another_user(home: str) -> None:
     p = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *CLI, "status"],
                        env=env, capture_output=True, text=True, timeout=60)
     assert f"JEVLIN_HOME {home} is owned by uid 0, not you (uid 65534): refused" in p.stdout
+
+
+def test_pi_recorder_fails_closed_on_an_unusable_config(probe_home, tmp_path):
+    """Pi's resident recorder: no call is announced as a search (Pi waits for none) and
+    nothing is queued; the same scenario with the config fixed records its search."""
+    from pi_replay import as_sent, captures, lay_sessions, stream
+
+    root = tmp_path / "pi"
+    sessions = lay_sessions(str(root))
+    lines = as_sent(captures("basic"), sessions)
+    write_config(probe_home, 'trace = "of"\n' + PROBE_CONFIG)
+    p = stream(probe_home, lines)
+    assert p.returncode == 0 and p.stderr == b""
+    assert json.loads(p.stdout.splitlines()[0])["search"] == {}
+    assert queued(probe_home) == []
+    assert 'trace = "of": must be' in hook_errors(probe_home)
+    write_config(probe_home, PROBE_CONFIG)
+    p = stream(probe_home, lines)
+    assert json.loads(p.stdout.splitlines()[0])["search"]["shell_commands"]
+    assert len(queued(probe_home, "search")) == 1

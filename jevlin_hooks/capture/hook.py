@@ -55,6 +55,16 @@ def _agent_pid() -> int | None:
     return pid
 
 
+def _log_reason(home: str, why: str, log_it: bool) -> None:
+    """The one line saying why settings cannot be used, in hook.log once: a config error is new
+    once per version of the file (cached); an environment one is remembered by the log."""
+    if not log_it:
+        return
+    from jevlin_hooks.base import log
+
+    (log.write_once if why.startswith("JEVLIN_TRACE") else log.write)(home, "hook.log", why)
+
+
 def handle(harness: str, payload: Any, home: str) -> list[str]:
     """Process one event; returns what to print on stdout (the harness's neutral answer)."""
     from jevlin_hooks.base import config
@@ -64,11 +74,7 @@ def handle(harness: str, payload: Any, home: str) -> list[str]:
     answer: list[str] = mod.answer(payload)
     cfg, why, log_it = config.check(home)
     if cfg is None:  # fail closed: nothing is queued; the reason is logged once
-        if log_it:
-            from jevlin_hooks.base import log
-
-            # a config error is new once per file version (cached); an environment one is not
-            (log.write_once if why.startswith("JEVLIN_TRACE") else log.write)(home, "hook.log", why)
+        _log_reason(home, why, log_it)
         return answer
     if not config.trace_on(cfg):
         return answer
@@ -180,7 +186,9 @@ def serve(harness: str, home: str) -> None:
         pass
     # Fail closed: with settings we cannot use no call is a search (the agent waits for none),
     # and each line's handle() records nothing; a refused home gets no tail file either.
-    cfg, _ = config.settings(home)
+    cfg, why, log_it = config.check(home)
+    if cfg is None:
+        _log_reason(home, why, log_it)
     tail = _tail_dir(home) if paths.untrusted(home) is None else None
     name = f"{os.getpid()}.jsonl"
     hello: dict[str, Any] = {"search": cfg.get("search", {}) if cfg else {}}
