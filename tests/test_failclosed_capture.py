@@ -327,3 +327,19 @@ def test_status_shows_control_characters_escaped(home):
     out = status(home)
     assert not any(c in out for c in RAW), repr(out)
     assert 'trace = "\\x1b]52;c;cm0gLXJmIH4=\\x07": must be "on" or "off"' in out
+
+
+def test_pi_session_file_that_is_a_fifo_is_not_opened(probe_home, tmp_path):
+    """Pi's recorder reads the session file a payload names: a FIFO there must not block it."""
+    from pi_replay import as_sent, captures, lay_sessions, stream
+
+    fifo = str(tmp_path / "session.jsonl")
+    os.mkfifo(fifo)
+    lines = as_sent(captures("basic"), lay_sessions(str(tmp_path / "pi")))
+    for line in lines:
+        line["ctx"] = {**line["ctx"], "sessionFile": fifo}
+        if line["event"]["type"] == "session_start":
+            line["jv"]["fileSize"] = 100  # makes the recorder read the file back
+    p = stream(probe_home, lines)  # 60 s timeout: a blocked open would fail the test
+    assert p.returncode == 0
+    assert len(queued(probe_home, "search")) == 1
