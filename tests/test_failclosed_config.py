@@ -52,6 +52,7 @@ BAD = [
     ('[ship]\nsink = "platform"\n', 'ship.sink = "platform": must be "local" or "jevlin" or "otlp"'),
     ("batch_size = true\n", "daemon.batch_size = True: must be an integer"),  # lands in [daemon]
     ('trace = "off\n', "not valid TOML"),
+    ("[ship]\napi_key = 4711081512\n", "ship.api_key = (value not shown): must be a string"),
 ]
 
 
@@ -66,7 +67,7 @@ def test_unusable_config_means_trace_off_and_one_line_everywhere(home, text, wha
     assert len(lines) == 1, log  # nine events, one line
     reason = lines[0].split("Z ", 1)[1]
     assert reason.startswith(f"config unusable: {path}: ") and what in reason
-    assert "tracing is off" in reason
+    assert "tracing is off" in reason and "4711081512" not in log + reason  # a credential is never quoted
     status = cli(home, "status").stdout
     assert f"config    {reason}" in status.splitlines()
     assert "trace     off" in status and "sink: local" not in status

@@ -68,7 +68,13 @@ _ENUMS: dict[tuple[str, ...], tuple[str, ...]] = {
 }
 
 
-def _show(value: Any) -> str:
+# values never quoted in a reason (status, doctor, logs): they may hold a credential
+_SECRET = frozenset({("ship", "api_key"), ("ship", "headers"), ("ship", "endpoint")})
+
+
+def _show(value: Any, key: tuple[str, ...] = ()) -> str:
+    if key in _SECRET:
+        return "(value not shown)"
     if isinstance(value, str):
         return '"' + value[:40] + '"'
     return repr(value)[:40]
@@ -80,7 +86,7 @@ def _check(key: tuple[str, ...], value: Any) -> None:
     # bool is an int to Python, never to a user who wrote `batch_size = true`
     wrong = not isinstance(value, want) or (isinstance(value, bool) and want is not bool)
     if wrong:
-        raise ConfigError(f"{name} = {_show(value)}: must be {_KINDS[want]}")
+        raise ConfigError(f"{name} = {_show(value, key)}: must be {_KINDS[want]}")
     if want is list and not all(isinstance(x, str) for x in value):
         raise ConfigError(f"{name}: must be a list of strings")
     allowed = _ENUMS.get(key)
