@@ -186,6 +186,9 @@ def check_home(home: str, out: list[tuple[bool, str]]) -> None:
         cfg = got
     if got is not None and not config.trace_on(cfg):
         out.append((True, "trace is off: nothing is recorded or sent (JEVLIN_TRACE / trace = \"off\")"))
+    elif got is not None:  # what `status` shows on its trace line: the same effective settings
+        out.append((True, f"config: trace on, sink {cfg['ship']['sink']}, turn_end "
+                          f"{'on' if cfg['miner']['turn_end'] else 'off'}"))
     key = os.path.join(home, "state", "key")
     try:
         st = os.lstat(key)

@@ -168,6 +168,8 @@ def test_same_effective_sink_in_status_and_daemon_status(home):
         json.dump({"sink": "local"}, f)
     status = cli(home, "status").stdout
     assert "sink: otlp" in status and "sink: local" not in status
+    doctor = cli(home, "doctor").stdout
+    assert "ok  config: trace on, sink otlp, turn_end on" in doctor and "sink local" not in doctor
 
 
 # --- case 2: only the owner's files are trusted ------------------------------------------------
