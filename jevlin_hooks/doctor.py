@@ -204,6 +204,8 @@ def check_home(home: str, out: list[tuple[bool, str]]) -> None:
     pid = control.running_pid(home)
     if pid:
         out.append((True, f"daemon: running (pid {pid})"))
+    elif got is None:
+        out.append((True, "daemon: not running; hooks start none while the config is unusable"))
     elif cfg["daemon"]["autostart"]:
         out.append((True, "daemon: not running; the next SessionStart starts it (or `jevlin-hooks daemon start`)"))
     else:
