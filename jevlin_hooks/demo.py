@@ -22,8 +22,9 @@ from jevlin_hooks.capture import lineage
 from jevlin_hooks.privacy import ids
 from jevlin_hooks.views import trajectory, trajectory_html
 
-CLAUDE = ("basic", "resume", "compact", "aftercompact", "fork", "autocompact", "subagent", "subagent_fg", "failures", "apierror",
-          "interrupt")
+# The day's runs in the order they were captured (tools/capture_demo.py).
+CLAUDE = ("basic", "resume", "compact", "aftercompact", "fork", "autocompact", "subagent", "subagent_fg",
+          "failures", "apierror", "interrupt")
 CODEX = ("basic", "resume", "failures", "compact", "subagent", "interrupt")
 DEMO_CONFIG = """\
 trace = "on"
@@ -67,7 +68,7 @@ def main() -> int:
     sessions = _sessions()
     known = len(lineage.list_names(home))
     print(f"1. hooks: {n} real hook events from {runs} runs of the agents ({len(CLAUDE)} of Claude Code 2.1.328, "
-          f"{len(CODEX)} of Codex 0.169.0; a resume and a /compact continue a session, so {len(sessions)} "
+          f"{len(CODEX)} of Codex 0.169.0; a run that resumes a session continues it, so {len(sessions)} "
           f"sessions) through {replay.ENTRY}, one process each, in {hooks_took:.1f}s; every hook exited 0 and "
           f"printed nothing")
     print(f"2. queue: {queued} records in {os.path.join(home, 'spool')}")
