@@ -164,6 +164,9 @@ def _search_record(
         "call_id": p["call_id"],
         "parent_session_id": state["session_id"] if agent else state.get("parent_session_id"),
         "parent_call_id": (state["agents"].get(agent) or {}).get("parent_call") if agent else state.get("parent_call"),
+        # the root turn the subagent was started in (a Codex child thread has turns of its own):
+        # the OTLP sink puts the subagent's spans in that turn's trace
+        "parent_turn_id": (state["agents"].get(agent) or {}).get("parent_turn") if agent else None,
         "window": p["window"],
         "seq": p["seq"],
         "history": history or "",
