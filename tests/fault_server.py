@@ -2,7 +2,7 @@
 
 ``faults`` is a list consumed one per request (then ``default``): "ok", "500", "503", "408",
 "429:<retry-after>", "slow:<seconds>", "reset", "reject:<n>" (2xx, the first n records refused),
-"400", "partial:<n>" (OTLP partialSuccess). Every request body is kept raw (for privacy checks)
+"400" (any status code), "garbage" (a 2xx with an unreadable body), "partial:<n>" (OTLP partialSuccess). OTLP bodies may be JSON or protobuf. Every request body is kept raw (for privacy checks)
 and every accepted record counted by record_id.
 """
 
@@ -21,6 +21,16 @@ from typing import Any
 from http_helpers import LocalServer, QuietHandler
 
 
+def otlp_body(body: bytes, content_type: str) -> Any:
+    """A request body as JSON data; OTLP protobuf is read with the opentelemetry-proto classes."""
+    if content_type.startswith("application/x-protobuf"):
+        from google.protobuf import json_format
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+        return json_format.MessageToDict(ExportTraceServiceRequest.FromString(body))
+    return json.loads(body)
+
+
 class FaultServer(LocalServer):
     def __init__(self, faults: list[str] | None = None, default: str = "ok") -> None:
         self.faults = list(faults or [])
@@ -29,6 +39,7 @@ class FaultServer(LocalServer):
         self.received: Counter[str] = Counter()
         self.records: dict[str, dict[str, Any]] = {}
         self.raw: list[bytes] = []
+        self.spans: list[dict[str, Any]] = []  # every OTLP span received, as JSON data
         self.requests: list[tuple[float, str, str]] = []  # (time, path, fault)
         self.auth: list[str | None] = []
         self.headers: list[dict[str, str]] = []
@@ -58,17 +69,27 @@ class FaultServer(LocalServer):
                     fault = "ok"
                 if fault.startswith("429:"):
                     return self.send_json(429, {"error": "slow down"}, {"Retry-After": fault.split(":", 1)[1]})
-                if fault in ("500", "503", "408", "400", "401", "404"):
+                if fault.isdigit():
                     return self.send_json(int(fault), {"error": fault})
-                data = json.loads(body)
+                data = otlp_body(body, self.headers.get("Content-Type") or "")
                 if self.path.endswith("/v1/traces"):
                     spans = [s for rs in data["resourceSpans"] for ss in rs["scopeSpans"] for s in ss["spans"]]
-                    ids = [next(a["value"]["stringValue"] for a in s["attributes"] if a["key"] == "jevlin.record_id")
-                           for s in spans]
                     with outer.lock:
-                        for rid, s in zip(ids, spans, strict=True):
-                            outer.received[rid] += 1
-                            outer.records[rid] = s
+                        outer.spans.extend(spans)
+                        for s in spans:  # a synthesized span (a subagent, its spawning call) has no record
+                            rid = next((a["value"]["stringValue"] for a in s["attributes"]
+                                        if a["key"] == "jevlin.record_id"), None)
+                            if rid is not None:
+                                outer.received[rid] += 1
+                                outer.records[rid] = s
+                    if fault == "garbage":  # a 2xx whose body is not what the protocol says
+                        self.send_response(200)
+                        self.send_header("Content-Type", "application/x-protobuf")
+                        junk = b"\xff\xffnot protobuf"
+                        self.send_header("Content-Length", str(len(junk)))
+                        self.end_headers()
+                        self.wfile.write(junk)
+                        return None
                     reply: dict[str, Any] = {}
                     if fault.startswith("partial:"):
                         reply = {"partialSuccess": {"rejectedSpans": int(fault.split(":")[1]), "errorMessage": "bad span"}}

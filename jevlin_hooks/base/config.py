@@ -24,7 +24,7 @@ def defaults() -> dict[str, Any]:
     return {
         "trace": "on",
         "miner": {"turn_end": False},
-        "ship": {"sink": "local", "endpoint": "", "api_key": "", "headers": {}},
+        "ship": {"sink": "local", "endpoint": "", "api_key": "", "headers": {}, "otlp_protocol": ""},
         "search": {
             "shell_commands": ["jevlin search"],
             "tools": ["WebSearch", "web_search", "mcp__jevlin__*"],
@@ -47,6 +47,7 @@ _TYPES: dict[tuple[str, ...], type | tuple[type, ...]] = {
     ("ship", "endpoint"): str,
     ("ship", "api_key"): str,
     ("ship", "headers"): dict,
+    ("ship", "otlp_protocol"): str,
     ("search", "shell_commands"): list,
     ("search", "tools"): list,
     ("daemon", "autostart"): bool,
@@ -86,6 +87,10 @@ def merge(user: dict[str, Any]) -> dict[str, Any]:
         raise ConfigError('trace must be "on" or "off"')
     if cfg["ship"]["sink"] not in ("local", "jevlin", "otlp"):
         raise ConfigError('ship.sink must be "local", "jevlin" or "otlp"')
+    if cfg["ship"]["otlp_protocol"] not in ("", "http/protobuf", "http/json"):
+        raise ConfigError('ship.otlp_protocol must be "http/protobuf" or "http/json" ("" = OTEL_EXPORTER_OTLP_PROTOCOL)')
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in cfg["ship"]["headers"].items()):
+        raise ConfigError("ship.headers values must be strings")
     return cfg
 
 
