@@ -229,7 +229,8 @@ def turn_span(rec: dict[str, Any]) -> SpanData:
         ("gen_ai.agent.id", p.root),
         ("input.value", rec.get("prompt") or ""),
         ("input.mime_type", "text/plain"),
-        ("output.value", rec.get("final_message") or ""),
+        # an interrupted or failed turn has no final message: its outcome is what it ended with
+        ("output.value", rec.get("final_message") or f"({outcome})"),
         ("output.mime_type", "text/plain"),
         ("error.type", None if outcome == "completed" else outcome),
     ] + token_attributes(harness, rec.get("tokens") or {}) + [
