@@ -277,3 +277,44 @@ def test_nothing_raw_in_the_protobuf_body(probe_home, tmp_path):
     body = b"".join(srv.raw)
     assert raw_ids and not any(v.encode() in body for v in raw_ids)
     assert key is not None and all(ids.hash_id(v, key).encode() in body for v in raw_ids)
+
+
+def sub_record(i: int, **over: Any) -> dict[str, Any]:
+    r = raw_record(i, session="child-thread")
+    r.update(parent_session_id="sess-A", parent_call_id="toolu_spawn", parent_turn_id="turn-0", turn_id="child-turn")
+    r.update(over)
+    return r
+
+
+def test_a_subagent_and_its_call_are_sent_once_per_daemon(home):
+    spool.enqueue(home, [sub_record(i) for i in range(3)])
+    with FaultServer() as srv:
+        config(home, srv.url)
+        with open(os.path.join(home, "config.toml"), "a") as f:
+            f.write("batch_size = 1\n")  # three batches, one sink
+        with Daemon(home) as d:
+            wait_for(lambda: len(srv.received) == 3 and spool_empty(home), 30, "delivery")
+            d.stop()
+    assert len(srv.raw) == 3
+    names = Counter(s["name"] for s in srv.spans)
+    assert names == {"execute_tool Bash": 3, "execute_tool Agent": 1, "invoke_agent subagent": 1}
+    check_tree(srv.spans)
+
+
+def test_a_record_from_before_parent_turn_id_never_names_a_turn(home):
+    """turn_end on, but a subagent record queued by an older version cannot say which root turn
+    it belongs to: its spawning call is a root, not a child of a turn span that may not exist."""
+    from jevlin_hooks.ship.sinks import otlp_spans
+
+    old = sub_record(1)
+    del old["parent_turn_id"]
+    spans, bad = otlp_spans.build([old], turn_end=True)
+    assert not bad and len(spans) == 3
+    call = next(s for s in spans if s.name == "execute_tool Agent")
+    assert call.parent_id is None
+    ids_ = {s.span_id for s in spans}
+    assert all(s.parent_id in ids_ for s in spans if s.parent_id)
+    # with parent_turn_id the call sits under the turn (sent by that turn's turn_end record)
+    spans, _ = otlp_spans.build([sub_record(1)], turn_end=True)
+    turn = otlp_spans.turn_span({**raw_record(1), "kind": "turn_end", "turn_id": "turn-0", "record_id": "c" * 32})
+    assert next(s for s in spans if s.name == "execute_tool Agent").parent_id == turn.span_id
