@@ -98,6 +98,8 @@ def place(rec: dict[str, Any], turn_end: bool) -> Place:
     turn = rec.get("parent_turn_id") if sub else rec.get("turn_id")
     if turn:
         key = f"{root}/turn/{turn}"
+    elif sub and rec.get("turn_id"):  # a child's own turn (a child Pi process, an older record)
+        key = f"{root}/child/{rec['session_id']}/{rec['turn_id']}"
     elif sub and rec.get("parent_call_id"):
         key = f"{root}/call/{rec['parent_call_id']}/{rec.get('turn_id') or ''}"
     else:
