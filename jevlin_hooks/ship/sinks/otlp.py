@@ -9,10 +9,10 @@ attributes are in otlp_spans. The HTTP answers mean what the OTLP specification 
   be read is still a success: the status code is the answer.
 * 429, 502, 503, 504: come back later, after `Retry-After` when the server gives one. Other
   5xx and 408 are retried too (the specification drops them; we never lose a record).
-* 400: the backend refused these spans for good: quarantined with its message.
-* any other 3xx/4xx (401, 403, 404, 413, 415, 422, ...): the configuration is wrong, not the
-  records. The queue is held (retried with backoff, nothing quarantined) and `status` names the
-  setting to fix.
+* any other 3xx/4xx (400, 401, 403, 404, 413, 415, 422, ...): the configuration is wrong (a
+  wrong URL, protocol or credential), not the records. The queue is held (retried with backoff,
+  nothing quarantined) and `status` names the setting to fix. A record that cannot be encoded at
+  all never reaches the backend: it is quarantined alone before the request is made.
 """
 
 from __future__ import annotations
@@ -185,6 +185,7 @@ def _fix(code: int, target: Target, resp: httpx.Response) -> str:
         where = resp.headers.get("Location") or "elsewhere"
         return f"the endpoint redirects to {where[:200]}: put that URL in [ship] endpoint"
     return {
+        400: f'the backend could not read the request: check [ship] endpoint and headers, or try otlp_protocol = "{other}"',
         401: "the backend wants credentials: set them in [ship] headers",
         403: "the backend refuses these credentials: check [ship] headers",
         404: f"no OTLP receiver at {target.url}: check [ship] endpoint (a base URL, or the full .../v1/traces URL)",
@@ -211,8 +212,6 @@ def classify(resp: httpx.Response, ids: list[str], target: Target) -> Result:
         return Result(accepted=list(ids), note=note)
     if code in RETRY_CODES or code >= 500 or code == 408:
         return Result(retry=True, retry_after=parse_retry_after(resp.headers.get("Retry-After")), error=error)
-    if code == 400:
-        return Result(rejected={rid: error for rid in ids}, error=error)
     return Result(retry=True, error=f"{error} from {target.url}; {_fix(code, target, resp)} (queue held)")
 
 
