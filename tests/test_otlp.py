@@ -316,3 +316,20 @@ def test_a_record_from_before_parent_turn_id_never_names_a_turn(home):
     spans, _ = otlp_spans.build([sub_record(1)], turn_end=True)
     turn = otlp_spans.turn_span({**raw_record(1), "kind": "turn_end", "turn_id": "turn-0", "record_id": "c" * 32})
     assert next(s for s in spans if s.name == "execute_tool Agent").parent_id == turn.span_id
+
+
+def test_odd_values_never_cost_a_record_or_a_parent():
+    """A lone surrogate, a duration of 2**63 ms, a seq beyond int64 (whatever the layers before
+    let through): every span still encodes, the synthesized ones included, so no child loses
+    its parent and no record is refused."""
+    recs = [sub_record(0, duration_ms=2**63, query="bad \ud83d text"), sub_record(1, seq=2**70),
+            raw_record(2, session="s\udc00")]
+    for r in recs:
+        r["host_meta"] = {"agent_type": "type\ud800"}
+    with FaultServer() as srv:
+        sink = otlp.OtlpSink({"endpoint": srv.url}, turn_end=False, env={})
+        result = sink.send(recs)
+        sink.close()
+    assert sorted(result.accepted) == sorted(r["record_id"] for r in recs) and not result.rejected
+    assert len(srv.received) == 3
+    check_tree(srv.spans)

@@ -114,16 +114,25 @@ def resolve(ship: dict[str, Any], env: Mapping[str, str] | None = None) -> Targe
 
 # --- encoding ------------------------------------------------------------------------------------
 
+INT64 = (-(2**63), 2**63 - 1)
+
+
 def _value(v: Any) -> AnyValue:
+    """Any value as an AnyValue that protobuf accepts: text with a lone surrogate is repaired,
+    an integer out of int64 range goes as text (one odd field never costs the record)."""
     if isinstance(v, bool):
         return AnyValue(bool_value=v)
-    if isinstance(v, int):
+    if isinstance(v, int) and INT64[0] <= v <= INT64[1]:
         return AnyValue(int_value=v)
     if isinstance(v, float):
         return AnyValue(double_value=v)
     if isinstance(v, (list, tuple)):
         return AnyValue(array_value=ArrayValue(values=[_value(x) for x in v]))
-    return AnyValue(string_value=str(v))
+    return AnyValue(string_value=_text(str(v)))
+
+
+def _text(s: str) -> str:
+    return s.encode("utf-8", "replace").decode("utf-8")
 
 
 def _attributes(pairs: list[tuple[str, Any]]) -> list[KeyValue]:
@@ -132,9 +141,9 @@ def _attributes(pairs: list[tuple[str, Any]]) -> list[KeyValue]:
 
 def to_proto(s: SpanData) -> Span:
     return Span(
-        trace_id=s.trace_id, span_id=s.span_id, parent_span_id=s.parent_id or b"", name=s.name,
+        trace_id=s.trace_id, span_id=s.span_id, parent_span_id=s.parent_id or b"", name=_text(s.name),
         kind=Span.SPAN_KIND_INTERNAL, start_time_unix_nano=s.start_ns, end_time_unix_nano=s.end_ns,
-        attributes=_attributes(s.attributes), status=Status(code=s.status, message=s.status_message),
+        attributes=_attributes(s.attributes), status=Status(code=s.status, message=_text(s.status_message)),
     )
 
 

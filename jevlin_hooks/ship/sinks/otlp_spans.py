@@ -60,13 +60,21 @@ class SpanData:
 
 
 def _id(label: str, value: str, nbytes: int) -> bytes:
-    raw = hashlib.sha256(f"{label}:{value}".encode()).digest()[:nbytes]
+    raw = hashlib.sha256(f"{label}:{value}".encode("utf-8", "surrogatepass")).digest()[:nbytes]
     return raw if any(raw) else b"\x01" + raw[1:]  # an all-zero id is invalid in OTLP
+
+
+MAX_NS = 2**63 - 1  # span times are fixed64; anything beyond is clamped, never an encoding error
 
 
 def _nanos(ts: str) -> int:
     dt = datetime.fromisoformat(ts.replace("Z", "+00:00"))
-    return int(round(dt.timestamp() * 1000)) * 1_000_000
+    return min(MAX_NS, max(0, int(round(dt.timestamp() * 1000)) * 1_000_000))
+
+
+def _after(start: int, duration_ms: Any) -> int:
+    ms = duration_ms if isinstance(duration_ms, int) and not isinstance(duration_ms, bool) and duration_ms > 0 else 0
+    return min(MAX_NS, start + ms * 1_000_000)
 
 
 def provider(rec: dict[str, Any], model: str | None) -> str:
@@ -127,7 +135,7 @@ def search_spans(rec: dict[str, Any], turn_end: bool) -> tuple[SpanData, list[Sp
     meta = rec.get("host_meta") or {}
     model = meta.get("model") or None
     start = _nanos(rec["ts"])
-    end = start + int(rec.get("duration_ms") or 0) * 1_000_000
+    end = _after(start, rec.get("duration_ms"))
     harness = rec.get("harness") or ""
     sub = bool(rec.get("parent_session_id"))
     agent_name = (meta.get("agent_type") or "subagent") if sub else AGENT_NAMES.get(harness, harness)
@@ -219,7 +227,7 @@ def token_attributes(harness: str, tokens: dict[str, Any]) -> list[tuple[str, An
 def turn_span(rec: dict[str, Any]) -> SpanData:
     p = place(rec, True)
     end = _nanos(rec["ts"])  # a turn_end's ts is when the turn ended
-    start = max(0, end - int(rec.get("duration_ms") or 0) * 1_000_000)
+    start = max(0, end - (_after(0, rec.get("duration_ms"))))
     harness = rec.get("harness") or ""
     model = rec.get("model") or None
     outcome = rec.get("outcome") or "completed"
