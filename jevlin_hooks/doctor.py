@@ -176,13 +176,19 @@ def check_home(home: str, out: list[tuple[bool, str]]) -> None:
     from jevlin_hooks.ship import control
     from jevlin_hooks.ship import daemon_state as dstatus
 
-    try:
-        cfg = config.load(home, use_cache=False)
-    except config.ConfigError as exc:
-        out.append((False, f"config: {os.path.join(home, 'config.toml')}: {exc}; fix it (see config.example.toml)"))
-        cfg = config.defaults()
-    if not config.trace_on(cfg):
+    got, why = config.settings(home, use_cache=False)
+    if got is None:  # the same line status and the hook log give
+        out.append((False, f"config: {why} (every key: config.example.toml)"))
+        if paths.untrusted(home):
+            return  # read nothing more from a home we refuse
+        cfg = dict(config.defaults(), trace="off")
+    else:
+        cfg = got
+    if got is not None and not config.trace_on(cfg):
         out.append((True, "trace is off: nothing is recorded or sent (JEVLIN_TRACE / trace = \"off\")"))
+    elif got is not None:  # what `status` shows on its trace line: the same effective settings
+        out.append((True, f"config: trace on, sink {cfg['ship']['sink']}, turn_end "
+                          f"{'on' if cfg['miner']['turn_end'] else 'off'}"))
     key = os.path.join(home, "state", "key")
     try:
         st = os.lstat(key)
@@ -198,6 +204,8 @@ def check_home(home: str, out: list[tuple[bool, str]]) -> None:
     pid = control.running_pid(home)
     if pid:
         out.append((True, f"daemon: running (pid {pid})"))
+    elif got is None:
+        out.append((True, "daemon: not running; hooks start none while the config is unusable"))
     elif cfg["daemon"]["autostart"]:
         out.append((True, "daemon: not running; the next SessionStart starts it (or `jevlin-hooks daemon start`)"))
     else:
@@ -211,13 +219,12 @@ def check_home(home: str, out: list[tuple[bool, str]]) -> None:
     else:
         out.append((True, f"queue: {waiting} waiting, {quarantined} quarantined"))
     if quarantined:
-        out.append((False, f"queue: {quarantined} record(s) in quarantine, reasons beside them in "
-                           f"{os.path.join(home, 'spool', 'quarantine')}"))
+        out.append((False, f"queue: {quarantined} record(s) in quarantine: see `jevlin-hooks quarantine list`, "
+                           "then `jevlin-hooks quarantine release` (or `purge --yes`)"))
     if os.path.exists(os.path.join(home, "state", "spool_full")):
         out.append((False, "queue: SPOOL FULL, hooks are dropping new records; start the daemon or raise [spool] max_mb"))
-    dst = dstatus.load(home)
-    if dst.get("last_error") and (dst.get("last_error_at") or 0) > (dst.get("last_success") or 0):
-        out.append((False, f"delivery: failing: {dst['last_error']}; check [ship] endpoint and key"))
+    # Only what is wrong now: the daemon clears a problem as soon as what caused it works again.
+    out += [(False, f"delivery: {p}") for p in control.problems(home, dstatus.load(home))]
     errors = [e for e in log.tail(home, "hook.log", 50) if e[:10] == time.strftime("%Y-%m-%d", time.gmtime())]
     if errors:
         out.append((False, f"hooks: {len(errors)} failure(s) logged today in {os.path.join(home, 'logs', 'hook.log')}"))
@@ -234,6 +241,8 @@ def run() -> int:
         out.append((False, "no coding agent found (claude, codex, cursor, pi); install one, then "
                            "`jevlin-hooks install`"))
     check_home(home, out)
+    from jevlin_hooks.views.term import inert
+
     for ok, line in out:
-        print(("ok  " if ok else "!!  ") + line)
+        print(inert(("ok  " if ok else "!!  ") + line))
     return 0 if all(ok for ok, _ in out) else 1

@@ -225,20 +225,20 @@ def test_tokens_follow_the_genai_conventions_for_claude_and_codex(home):
 # --- HTTP semantics ------------------------------------------------------------------------------
 
 def test_retryable_codes_with_retry_after_then_everything_arrives(home):
-    with FaultServer(["429:1", "502", "503", "504", "garbage"]) as srv:
+    with FaultServer(["429:1", "502", "503", "504", "body:junk"]) as srv:
         config(home, srv.url)
         rids = [r["record_id"] for r in (raw_record(i) for i in range(4))]
         spool.enqueue(home, [raw_record(i) for i in range(4)])
         with Daemon(home):
             wait_for(lambda: set(srv.received) == set(rids) and spool_empty(home), 60, "delivery")
     faults = [f for _, _, f in srv.requests]
-    assert faults[:5] == ["429:1", "502", "503", "504", "garbage"], "a 2xx with an unreadable body is a success"
+    assert faults[:5] == ["429:1", "502", "503", "504", "body:junk"], "a 2xx with an unreadable body is a success"
     assert srv.requests[1][0] - srv.requests[0][0] >= 0.9, "Retry-After honoured"
     assert not os.listdir(os.path.join(home, "spool", "quarantine"))
 
 
-@pytest.mark.parametrize("code,fix", [("400", "could not read the request"), ("401", "[ship] headers"),
-                                      ("404", "[ship] endpoint"), ("415", 'otlp_protocol = "http/json"')])
+@pytest.mark.parametrize("code,fix", [("401", "[ship] headers"), ("404", "[ship] endpoint"),
+                                      ("415", '[ship] otlp_protocol (now "http/protobuf"; the other is "http/json")')])
 def test_configuration_answers_hold_the_queue_and_name_the_fix(home, code, fix):
     spool.enqueue(home, [raw_record(i) for i in range(3)])
     with FaultServer(default=code) as srv:

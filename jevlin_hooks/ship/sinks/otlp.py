@@ -2,23 +2,18 @@
 
 Protobuf by default (Phoenix takes nothing else), JSON on request, always gzip. The messages
 are the OpenTelemetry project's own `opentelemetry-proto` classes; the span tree and its
-attributes are in otlp_spans. The HTTP answers mean what the OTLP specification says:
-
-* 2xx: delivered. A `partialSuccess` (OTLP does not say which spans) is shown in `status`; the
-  batch is not re-sent, since the backend would refuse it the same way. A 2xx body that cannot
-  be read is still a success: the status code is the answer.
-* 429, 502, 503, 504: come back later, after `Retry-After` when the server gives one. Other
-  5xx and 408 are retried too (the specification drops them; we never lose a record).
-* any other 3xx/4xx (400, 401, 403, 404, 413, 415, 422, ...): the configuration is wrong (a
-  wrong URL, protocol or credential), not the records. The queue is held (retried with backoff,
-  nothing quarantined) and `status` names the setting to fix. A record that cannot be encoded at
-  all never reaches the backend: it is quarantined alone before the request is made.
+attributes are in otlp_spans. Answers are read as every sink reads them (http.classify): 2xx
+delivered (a body that cannot be read is still a success); 429, 502, 503, 504 (and 408, other
+5xx) retried after `Retry-After`; 3xx, 401, 403, 404, 415, 422, ... hold the queue and name the
+setting to fix; 413 and other 4xx split the batch to find the record at fault. OTLP adds
+`partialSuccess`, read from the answer in its own encoding and shown in `status` (OTLP does not
+say which spans, so the batch is not re-sent). A record that cannot be encoded is quarantined
+alone.
 """
 
 from __future__ import annotations
 
 import base64
-import gzip
 import json
 import os
 import urllib.parse
@@ -27,7 +22,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
@@ -39,14 +33,13 @@ from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span, Status
 
 from jevlin_hooks import __version__
-from jevlin_hooks.ship.sinks import Result, parse_retry_after
-from jevlin_hooks.ship.sinks.http import client
+from jevlin_hooks.ship.sinks import Result
+from jevlin_hooks.ship.sinks.http import Reply, classify, client, endpoint_problem, inert, post
 from jevlin_hooks.ship.sinks.otlp_spans import SpanData, build
 
 PROTOBUF = "http/protobuf"
 JSON = "http/json"
 TRACES_PATH = "/v1/traces"
-RETRY_CODES = {429, 502, 503, 504}
 SENT_SYNTH_KEEP = 20_000
 
 
@@ -188,40 +181,26 @@ def parse_response(body: bytes, content_type: str) -> ExportTraceServiceResponse
 
 # --- answers -------------------------------------------------------------------------------------
 
-def _fix(code: int, target: Target, resp: httpx.Response) -> str:
+def answer(reply: Reply, ids: list[str], target: Target) -> Result:
+    """What the backend's answer means: the shared classification (http.classify), plus what
+    OTLP adds for a 2xx: its partialSuccess, read in the encoding the answer came in."""
     other = JSON if target.protocol == PROTOBUF else PROTOBUF
-    if 300 <= code < 400:
-        where = resp.headers.get("Location") or "elsewhere"
-        return f"the endpoint redirects to {where[:200]}: put that URL in [ship] endpoint"
-    return {
-        400: f'the backend could not read the request: check [ship] endpoint and headers, or try otlp_protocol = "{other}"',
-        401: "the backend wants credentials: set them in [ship] headers",
-        403: "the backend refuses these credentials: check [ship] headers",
-        404: f"no OTLP receiver at {target.url}: check [ship] endpoint (a base URL, or the full .../v1/traces URL)",
-        405: f"no OTLP receiver at {target.url}: check [ship] endpoint",
-        407: "a proxy wants credentials",
-        413: "the batch is too large for the backend: lower [daemon] batch_size or batch_bytes",
-        415: f'the backend does not take {target.protocol}: set [ship] otlp_protocol = "{other}"',
-        422: f'the backend could not read the request: check [ship] endpoint, or try otlp_protocol = "{other}"',
-    }.get(code, "check [ship] endpoint and headers")
-
-
-def classify(resp: httpx.Response, ids: list[str], target: Target) -> Result:
-    code = resp.status_code
-    detail = resp.text[:300].replace("\n", " ").strip() if resp.content else ""
-    error = f"HTTP {code}" + (f": {detail}" if detail else "")
-    if 200 <= code < 300:
-        msg = parse_response(resp.content, resp.headers.get("Content-Type") or "")
-        note = None
-        if msg is not None and msg.HasField("partial_success"):
-            ps = msg.partial_success
-            if ps.rejected_spans > 0 or ps.error_message:
-                note = (f"collector rejected {ps.rejected_spans} span(s): {ps.error_message[:200]}" if ps.rejected_spans
-                        else f"collector warning: {ps.error_message[:200]}")
-        return Result(accepted=list(ids), note=note)
-    if code in RETRY_CODES or code >= 500 or code == 408:
-        return Result(retry=True, retry_after=parse_retry_after(resp.headers.get("Retry-After")), error=error)
-    return Result(retry=True, error=f"{error} from {target.url}; {_fix(code, target, resp)} (queue held)")
+    verdict = classify(reply, target.url, auth="[ship] headers",
+                       fmt=f'[ship] otlp_protocol (now "{target.protocol}"; the other is "{other}")')
+    if verdict is not None:
+        return verdict
+    msg = parse_response(reply.body or b"", reply.headers.get("Content-Type") or "")
+    note = None
+    if msg is not None and msg.HasField("partial_success"):
+        ps = msg.partial_success
+        text = inert(ps.error_message, 200)
+        if ps.rejected_spans > 0:
+            # OTLP does not say which spans: the batch is done (re-sending would be refused the
+            # same way); the count and message stay visible in `status`.
+            note = f"collector rejected {ps.rejected_spans} span(s): {text}"
+        elif text:
+            note = f"collector warning: {text}"
+    return Result(accepted=list(ids), note=note)
 
 
 # --- the sink ------------------------------------------------------------------------------------
@@ -238,15 +217,16 @@ class OtlpSink:
 
     def send(self, records: list[dict[str, Any]]) -> Result:
         t = self.target
-        if t.error:
-            return Result(retry=True, error=f"{t.error} (queue held)")
+        problem = t.error or endpoint_problem(t.url, "[ship] headers" if t.headers else None)
+        if problem:
+            return Result(retry=True, error=problem, hold=problem)
         spans, bad = build(records, self.turn_end, frozenset(self.sent))
         protos: list[Span] = []
         synth: list[bytes] = []
         for s in spans:
             try:
                 protos.append(to_proto(s))
-            except (ValueError, TypeError) as exc:  # e.g. text protobuf will not take
+            except (ValueError, TypeError) as exc:  # nothing known reaches here (values are repaired)
                 if s.record_id is not None:
                     bad[s.record_id] = f"cannot be encoded: {type(exc).__name__}"
                 continue
@@ -256,12 +236,8 @@ class OtlpSink:
         if not ids:
             return Result(rejected=bad)
         body, ctype = encode(request(protos), t.protocol)
-        try:
-            resp = self.http.post(t.url, content=gzip.compress(body, compresslevel=5),
-                                  headers={**t.headers, "Content-Type": ctype, "Content-Encoding": "gzip"})
-        except httpx.HTTPError as exc:  # connect errors, resets, timeouts: all retried later
-            return Result(rejected=bad, retry=True, error=f"{type(exc).__name__}: {str(exc)[:200]}")
-        result = classify(resp, ids, t)
+        reply = post(self.http, t.url, body, t.headers, ctype)
+        result = reply if isinstance(reply, Result) else answer(reply, ids, t)
         result.rejected.update(bad)
         if result.accepted:
             for sid in synth:
