@@ -101,6 +101,8 @@ def _main(args: list[str]) -> int:
     sc.add_argument("--list-rules", action="store_true", help="list every rule and what it removes")
     sc.add_argument("--markdown", action="store_true", help="with --list-rules: docs/privacy.md")
     sc.add_argument("--explain", action="store_true", help="print the findings (rule, position), never the secret")
+    cf = sub.add_parser("config", help="where the config file is, what is in effect (and from where), the example")
+    cf.add_argument("action", choices=["path", "show", "example"])
     key = sub.add_parser("key", help="the local hashing key")
     key.add_argument("action", choices=["rotate", "show-path"])
     key.add_argument("--yes", action="store_true", help="rotate without asking")
@@ -127,6 +129,10 @@ def _main(args: list[str]) -> int:
         return context.main()
     if ns.cmd in ("threads", "thread", "summarize"):
         return _trajectory(ns)
+    if ns.cmd == "config":
+        from jevlin_hooks import config_cmd
+
+        return config_cmd.main(ns.action)
     if ns.cmd == "ui":
         from jevlin_hooks.base import paths
         from jevlin_hooks.views import ui as ui_server

@@ -178,7 +178,7 @@ def check_home(home: str, out: list[tuple[bool, str]]) -> None:
 
     got, why = config.settings(home, use_cache=False)
     if got is None:  # the same line status and the hook log give
-        out.append((False, f"config: {why} (every key: config.example.toml)"))
+        out.append((False, f"config: {why} (every key: `jevlin-hooks config example`; in effect: `jevlin-hooks config show`)"))
         if paths.untrusted(home):
             return  # read nothing more from a home we refuse
         cfg = dict(config.defaults(), trace="off")

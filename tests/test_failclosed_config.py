@@ -72,7 +72,7 @@ def test_unusable_config_means_trace_off_and_one_line_everywhere(home, text, wha
     assert f"config    {reason}" in status.splitlines()
     assert "trace     off" in status and "sink: local" not in status
     doctor = cli(home, "doctor").stdout
-    assert f"!!  config: {reason} (every key: config.example.toml)" in doctor.splitlines()
+    assert f"!!  config: {reason} (every key: `jevlin-hooks config example`; in effect: `jevlin-hooks config show`)" in doctor.splitlines()
     ctx = json.loads(cli(home, "context").stdout)  # may travel with the search: no local path in it
     assert ctx == {"trace": "off", "error": "settings unusable, so tracing is off; `jevlin-hooks status` says why"}
 
