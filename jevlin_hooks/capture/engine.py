@@ -271,6 +271,8 @@ def _on_post_tool(state: State, ev: Event, cfg: Config, history_for: History, re
         hist = p.get("history")
     if hist is None:
         hist = history_for(p)
+    if ev.get("result"):
+        p["result"] = ev["result"]  # what came back, for the local store only (capture/results.py)
     records.append(_search_record(state, p, status, dur, hist))
 
 
@@ -623,6 +625,7 @@ def _search_record(state: State, p: Pending, status: str, duration_ms: int | Non
         "tool": p.get("tool") or "",
         "status": status,
         "duration_ms": duration_ms,
+        **({"result": p["result"]} if p.get("result") else {}),
     }
 
 
