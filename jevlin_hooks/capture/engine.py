@@ -10,7 +10,9 @@ Normalized event (a dict, built by jevlin_hooks.capture.harness.*):
               stop_failure | interrupt | session_end | agent_response | other
   session_id, turn_id, agent_id, agent_type, source, tool_name, tool_use_id, tool_input,
   search (the query, or None when the call is not a search), history, status, duration_ms,
-  prompt, last_message, error, model, cwd, transcript_path, tool_calls, summary, now
+  prompt, last_message, error, model, cwd, transcript_path, tool_calls, summary, now;
+  window_id / context_size / context_grow_to (a compaction seen only by its effects, Hermes);
+  parent_session_id / parent_call_id (a subagent with a lineage of its own, Hermes)
 """
 
 from __future__ import annotations
@@ -245,7 +247,7 @@ def _close_turn(
             "harness": state["harness"],
             "session_id": state["session_id"],
             "turn_id": turn["id"],
-            "parent_session_id": None,
+            "parent_session_id": state.get("parent_session_id"),
             "window": state["window"],  # where the turn ended: a compaction inside it shows
             "prompt": turn.get("prompt") or "",
             "final_message": final or "",
@@ -270,6 +272,36 @@ def _compaction(state: dict[str, Any], ev: dict[str, Any], name: str) -> None:
     elif name not in c["seen"]:
         c["seen"].append(name)
     # the same event name twice inside one open compaction is a duplicate delivery
+
+
+def _link_parent(state: dict[str, Any], ev: dict[str, Any]) -> None:
+    """A thread that is another thread's subagent but has a lineage of its own (Hermes): its
+    records name the parent thread and the call that spawned it."""
+    state["parent_session_id"] = ev["parent_session_id"]
+    state["parent_call"] = ev.get("parent_call_id")
+
+
+def _window_signals(state: dict[str, Any], ev: dict[str, Any]) -> None:
+    """A compaction no event announces (Hermes), seen by its effects: the harness's session id
+    changed inside the thread (``window_id``, a rotation), or a request of the same turn holds
+    fewer messages than the last one grew to (``context_size``). Both can show the same
+    compaction on one event: the window rises once."""
+    new = False
+    wid = ev.get("window_id")
+    if wid:
+        seen = state.setdefault("window_ids", [])
+        if not seen:
+            seen.append(wid)
+        elif wid not in seen:
+            _push(seen, wid, TURNS_KEEP)
+            new = True
+    if "context_size" in ev:
+        expect = state.get("context_expect")
+        if expect and expect[0] == ev.get("turn_id") and ev["context_size"] < expect[1]:
+            new = True
+        state["context_expect"] = [ev.get("turn_id"), ev.get("context_grow_to", ev["context_size"])]
+    if new:
+        state["window"] = state.get("window", 0) + 1
 
 
 def _end_compaction(state: dict[str, Any]) -> None:
@@ -300,6 +332,13 @@ def apply(
         state["agent_pid"] = ev["agent_pid"]
         state["agent_pid_start"] = ev.get("agent_pid_start")
     records: list[dict[str, Any]] = []
+    if ev.get("parent_session_id") and not state.get("parent_session_id"):
+        _link_parent(state, ev)
+    if ev.get("window_id") or "context_size" in ev:
+        _window_signals(state, ev)
+    if ev.get("resumed") and state["status"] == "ended":
+        state["status"] = "active"  # a resume that sends no SessionStart (Hermes --resume)
+        _push(state["sources"], "resume", 16)
 
     # Compaction events: PreCompact, PostCompact, SessionStart(compact), and Claude's own
     # compaction subagent (SubagentStop with agent_type "") inside an open compaction.
