@@ -53,6 +53,9 @@ class Change:
     path: str
     before: bytes | None
     after: bytes | None
+    # a file the harness itself rewrites under a lock (Hermes's allowlist): held while we write,
+    # and the change is refused if the file moved since it was planned
+    lock: str | None = None
 
     @property
     def changed(self) -> bool:
@@ -315,6 +318,24 @@ def apply(change: Change) -> str | None:
     """Write the change (backup first). Returns the backup path, if one was written."""
     if not change.changed:
         return None
+    if change.lock is None:
+        return _apply(change)
+    import fcntl
+
+    os.makedirs(os.path.dirname(change.lock), exist_ok=True)
+    with open(change.lock, "a+", encoding="utf-8") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        try:
+            with open(change.path, "rb") as f:
+                now: bytes | None = f.read()
+        except FileNotFoundError:
+            now = None
+        if now != change.before:
+            raise InstallError(f"{change.path} changed while we were planning; left untouched, run the command again")
+        return _apply(change)
+
+
+def _apply(change: Change) -> str | None:
     backup = None
     if change.before is not None:
         backup = f"{change.path}.jevlin-backup-{time.strftime('%Y%m%d-%H%M%S')}"
@@ -377,6 +398,12 @@ def _cursor_plans(project: str | None, remove: bool, opts: dict[str, Any]) -> li
     return [plan_cursor(cursor_hooks_path(project), remove=remove)]
 
 
+def _hermes_plans(project: str | None, remove: bool, opts: dict[str, Any]) -> list[Change]:
+    from jevlin_hooks import install_hermes
+
+    return install_hermes.plans(project, remove, opts)
+
+
 @dataclass
 class Installer:
     plans: Any  # (project, remove, opts) -> list[Change]
@@ -390,6 +417,9 @@ INSTALLERS: dict[str, Installer] = {
                                      "the jevlin-hooks entries"),
     "cursor": Installer(_cursor_plans, "next: restart Cursor; if Cursor also runs your ~/.claude hooks, each event "
                                        "is still counted once"),
+    "hermes": Installer(_hermes_plans, "next: Hermes runs the hooks from its next start (approved for you in "
+                                       "shell-hooks-allowlist.json; `hermes hooks list` shows them); the terminal "
+                                       "tool's login shell must find `jevlin` on PATH"),
 }
 
 
