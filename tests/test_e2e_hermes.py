@@ -95,7 +95,7 @@ class Hermes:
         with open(jevlin, "w") as f:
             f.write('#!/bin/sh\nif [ "$2" = "--big" ]; then i=0; while [ $i -lt 300 ]; do '
                     'echo "big result $i lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod"; '
-                    f'i=$((i+1)); done; fi\necho "result 1 for $*"\nexec {cli} context\n')
+                    f'i=$((i+1)); done; fi\necho "result 1 for $*"\necho "env=$HERMES_SESSION_ID"\nexec {cli} context\n')
         os.chmod(jevlin, 0o755)
         # Hermes snapshots a login shell for its terminal tool: PATH comes from the profile.
         with open(os.path.join(self.home, ".profile"), "w") as f:
@@ -141,9 +141,9 @@ class Hermes:
         return k
 
 
-def printed_contexts(srv: FakeChat) -> dict[str, dict[str, Any]]:
-    """What the stand-in `jevlin` printed (its `context` line), by the tool call it answered."""
-    found: dict[str, dict[str, Any]] = {}
+def tool_outputs(srv: FakeChat) -> dict[str, str]:
+    """What each tool call printed, as Hermes sent it back to the model."""
+    found: dict[str, str] = {}
     for body in srv.requests:
         for m in body.get("messages") or []:
             if m.get("role") != "tool" or m.get("tool_call_id") in found:
@@ -154,10 +154,23 @@ def printed_contexts(srv: FakeChat) -> dict[str, dict[str, Any]]:
                 text = json.loads(text).get("output", text)
             except (ValueError, AttributeError):
                 pass
-            for line in str(text).splitlines():
-                if line.startswith("{") and '"trace"' in line:
-                    found[m["tool_call_id"]] = json.loads(line)
+            found[m["tool_call_id"]] = str(text)
     return found
+
+
+def printed_contexts(srv: FakeChat) -> dict[str, dict[str, Any]]:
+    """What the stand-in `jevlin` printed (its `context` line), by the tool call it answered."""
+    found = {}
+    for call, text in tool_outputs(srv).items():
+        for line in text.splitlines():
+            if line.startswith("{") and '"trace"' in line:
+                found[call] = json.loads(line)
+    return found
+
+
+def env_session(srv: FakeChat, call_id: str) -> str:
+    """The HERMES_SESSION_ID the search's shell carried."""
+    return re.findall(r"env=(\S*)", tool_outputs(srv)[call_id])[-1]
 
 
 def agrees(ctx: dict[str, Any], rec: dict[str, Any], key: bytes) -> None:
@@ -191,4 +204,56 @@ def test_search_with_history_and_resume_continues_seq(tmp_path: Any) -> None:
     assert st["sources"] == ["startup", "resume"] and st["seq"] == 2 and len(st["turns"]) == 2
     ctx = printed_contexts(srv)
     for rec in (first, second):
+        agrees(ctx[rec["call_id"]], rec, h.key())
+
+
+def test_rotating_compression_is_one_thread_in_the_next_window(tmp_path: Any) -> None:
+    """compression.in_place: false rotates the session id between two calls of one turn; the
+    tool shell keeps the old id in HERMES_SESSION_ID (the first wrong-env case)."""
+    with FakeChat(SCRIPTS) as srv:
+        h = Hermes(tmp_path, srv, "  in_place: false\n")
+        sid = h.chat("[[prep]] One big search first.")
+        last = h.chat("[[compress]] Search c1 and c2.", "--resume", sid)
+    assert h.hook_log() == ""
+    assert last != sid, "Hermes rotated the session id (the scenario did not compress)"
+    p0, c1, c2 = h.records("search")
+    assert {r["session_id"] for r in (p0, c1, c2)} == {sid}, "a rotation is the same thread"
+    assert c1["turn_id"] == c2["turn_id"] and [r["seq"] for r in (p0, c1, c2)] == [1, 2, 3]
+    assert (c1["window"], c2["window"]) == (0, 1)
+    assert c2["history"].endswith("Compress step 2: searching c2.")
+    st = h.state(sid)
+    assert st["window"] >= 2 and last in st["window_ids"]
+    assert not os.path.exists(os.path.join(h.jhome, "sessions", lineage.file_name("hermes", last) + ".json"))
+    turn = h.records("turn_end")[-1]
+    assert turn["session_id"] == sid and turn["window"] == st["window"]
+    # the wrong-env case happened: c2 ran after the rotation, its shell still named the old id
+    assert env_session(srv, c2["call_id"]) == sid != st["window_ids"][1]
+    ctx = printed_contexts(srv)
+    for rec in (p0, c1, c2):
+        agrees(ctx[rec["call_id"]], rec, h.key())
+
+
+def test_subagent_under_oneshot_records_its_parent(tmp_path: Any) -> None:
+    """`hermes -z` runs delegate_task's child synchronously; afterwards the parent's tool shell
+    holds the child's id in HERMES_SESSION_ID (the second wrong-env case)."""
+    with FakeChat(SCRIPTS) as srv:
+        h = Hermes(tmp_path, srv)
+        h.oneshot("[[subagent]] Delegate a search for sub.")
+    assert h.hook_log() == ""
+    child, parent = h.records("search")
+    delegate = next(c["id"] for b in srv.requests for m in b.get("messages") or []
+                    for c in m.get("tool_calls") or [] if c["function"]["name"] == "delegate_task")
+    assert child["query"] == "sub" and parent["query"] == "after"
+    assert child["session_id"] != parent["session_id"]
+    assert child["parent_session_id"] == parent["session_id"] and child["parent_call_id"] == delegate
+    assert parent["parent_session_id"] is None and parent["parent_call_id"] is None
+    assert child["history"] == "Child: searching for sub."
+    assert parent["history"].endswith("Meanwhile the parent searches too.")
+    st = h.state(parent["session_id"])
+    assert st["agents"][child["session_id"]]["status"] == "ended"
+    assert st["agents"][child["session_id"]]["parent_call"] == delegate
+    # the wrong-env case happened: the parent's later search ran with the child's id
+    assert env_session(srv, parent["call_id"]) == child["session_id"]
+    ctx = printed_contexts(srv)
+    for rec in (child, parent):
         agrees(ctx[rec["call_id"]], rec, h.key())
