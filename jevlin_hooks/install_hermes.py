@@ -162,18 +162,20 @@ def plan_config(path: str, remove: bool = False, tools: list[str] | None = None)
     return install.Change(path, before, buf.getvalue().encode("utf-8"))
 
 
-def _now_iso() -> str:
-    t = time.time()
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int((t % 1) * 1e6):06d}Z"
+def _iso(t: float) -> str:
+    """A UTC time as Hermes writes it in the allowlist (datetime.isoformat, "Z")."""
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(t, tz=UTC).isoformat().replace("+00:00", "Z")
 
 
 def _script_mtime() -> str | None:
-    """What Hermes records as ``script_mtime_at_approval`` (only reported, never enforced)."""
+    """What Hermes records as ``script_mtime_at_approval`` (reported by `hermes hooks list`,
+    never enforced): the entry script's mtime, formatted as Hermes formats it."""
     try:
-        t = os.path.getmtime(install.ENTRY)
+        return _iso(os.path.getmtime(install.ENTRY))
     except OSError:
         return None
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int((t % 1) * 1e6):06d}Z"
 
 
 def plan_allowlist(path: str, remove: bool = False) -> install.Change:
@@ -202,7 +204,7 @@ def plan_allowlist(path: str, remove: bool = False) -> install.Change:
                            and a.get("event") in EVENTS]
         for event in EVENTS:
             if (event, cmd) not in have:
-                new_list.append({"event": event, "command": cmd, "approved_at": _now_iso(),
+                new_list.append({"event": event, "command": cmd, "approved_at": _iso(time.time()),
                                  "script_mtime_at_approval": _script_mtime()})
     lock = path + ".lock"
     if new_list == approvals and (before is not None or remove):

@@ -38,6 +38,9 @@ model:
   context_length: 64000
 agent:
   api_max_retries: 0
+hooks:
+  post_llm_call:
+    - command: /bin/true   # the user's own, never approved: Hermes skips it
 compression:
   threshold: 0.5
   protect_first_n: 1
@@ -106,6 +109,9 @@ class Hermes:
                     if not k.startswith(("HERMES", "OPENAI", "ANTHROPIC", "JEVLIN_HOME"))}
         self.env.update(HOME=self.home, JEVLIN_HOME=self.jhome, HTTPS_PROXY="http://127.0.0.1:9",
                         HTTP_PROXY="http://127.0.0.1:9", NO_PROXY="127.0.0.1,localhost")
+        self.cli = cli
+        with open(os.path.join(self.hermes_home, "config.yaml"), "rb") as f:
+            self.user_config = f.read()
         p = subprocess.run([cli, "install", "--harness", "hermes"], env=self.env, capture_output=True, text=True)
         assert p.returncode == 0 and "allowlist" in p.stdout, (p.stdout, p.stderr)
 
@@ -205,6 +211,15 @@ def test_search_with_history_and_resume_continues_seq(tmp_path: Any) -> None:
     ctx = printed_contexts(srv)
     for rec in (first, second):
         agrees(ctx[rec["call_id"]], rec, h.key())
+    # Hermes itself reads our entries as approved; the user's own hook stays unapproved
+    listed = subprocess.run([HERMES, "hooks", "list"], env=h.env, capture_output=True, text=True, timeout=120).stdout
+    assert listed.count("entry.py hermes") == 9 and listed.count("✓ allowed") == 9, listed
+    assert "/bin/true" in listed
+    # uninstall leaves config.yaml and the allowlist as they were (there was no allowlist)
+    p = subprocess.run([h.cli, "uninstall", "--harness", "hermes"], env=h.env, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert open(os.path.join(h.hermes_home, "config.yaml"), "rb").read() == h.user_config
+    assert not os.path.exists(os.path.join(h.hermes_home, "shell-hooks-allowlist.json"))
 
 
 def test_rotating_compression_is_one_thread_in_the_next_window(tmp_path: Any) -> None:

@@ -216,5 +216,6 @@ def test_cursor_round_trip_user_and_project(tmp_path):
 
 def test_install_all_dry_run(tmp_path):
     p = codex_cli(tmp_path, tmp_path / "codex", "install", "--harness", "all", "--dry-run")
-    assert p.returncode == 0 and p.stdout.count("(after)") == 3
+    assert p.returncode == 0 and p.stdout.count("(after)") == 5  # Hermes: config.yaml and its allowlist
     assert not (tmp_path / ".claude").exists() and not (tmp_path / ".cursor").exists()
+    assert not (tmp_path / ".hermes").exists()
