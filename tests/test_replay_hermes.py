@@ -155,3 +155,22 @@ def test_context_takes_the_env_as_a_hint_only(probe_home):
         ctx = context_in(probe_home, {"HERMES_SESSION_ID": env_sid}, 'jevlin search --big "c3"')
         assert ctx["session_id"] == ids.hash_id(ROT, key), env_sid
         assert (ctx["call_id"], ctx["window"], ctx["seq"]) == (ids.hash_id("call_a70979_0043", key), 2, 4)
+
+
+def test_web_search_and_mcp_tools_are_searches_other_tools_are_not(home):
+    """No capture ran these tools (web_search needs a key, no MCP server was set up): the basic
+    scenario's tool events with Hermes's names for them (MCP: mcp_<server>_<tool>)."""
+    events = [p for _, p in replay.scenario_events("basic", "hermes")]
+    tools = [("web_search", {"query": "hermes web", "limit": 5}, "wc1"),
+             ("mcp_jevlin_search", {"query": "hermes mcp"}, "mc1"),
+             ("read_file", {"path": "x.py"}, "rf1")]
+    for p in events:
+        if p["hook_event_name"] in ("pre_tool_call", "post_tool_call"):
+            for name, args, call in tools:
+                out = dict(p, tool_name=name, tool_input=args, extra=dict(p["extra"], tool_call_id=call))
+                assert replay.run_hook(home, out, "hermes").returncode == 0
+        else:
+            assert replay.run_hook(home, p, "hermes").returncode == 0
+    assert hook_errors(home) == ""
+    assert [(r["tool"], r["query"], r["call_id"]) for r in queued(home, "search")] == [
+        ("web_search", "hermes web", "wc1"), ("mcp_jevlin_search", "hermes mcp", "mc1")]
