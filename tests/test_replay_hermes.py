@@ -49,6 +49,9 @@ def test_basic_resume_continue_one_thread_with_history(probe_home):
     turns = queued(probe_home, "turn_end")
     assert [t["final_message"] for t in turns] == ["Search done: found 2 results for x.", "Second search done.",
                                                    "Continue search done."]
+    # tokens: both model calls of the turn, from post_api_request's usage
+    assert turns[0]["tokens"] == {"input": 2400, "output": 80, "cache_read": 0, "cache_creation": 0}
+    assert turns[0]["model"] == "fake-model"
     st = state(probe_home, BASIC)
     assert st["sources"] == ["startup", "resume", "resume"] and st["status"] == "ended"
 

@@ -12,6 +12,8 @@ Normalized event (a dict, built by jevlin_hooks.capture.harness.*):
   search (the query, or None when the call is not a search), history, status, duration_ms,
   prompt, last_message, error, model, cwd, transcript_path, tool_calls, summary, now;
   window_id / context_size / context_grow_to (a compaction seen only by its effects, Hermes);
+  usage (one model call's tokens, added to the open turn, Hermes); resumed (a resume without
+  SessionStart, Hermes);
   parent_session_id / parent_call_id (a subagent with a lineage of its own, Hermes)
 """
 
@@ -209,7 +211,7 @@ def _close_turn(
     state["turn"] = None
     _push(state["closed_turns"], turn["id"], TURNS_KEEP)
     summary = ev.get("summary") or {}
-    tokens = summary.get("tokens") or {"input": 0, "output": 0, "cache_read": 0, "cache_creation": 0}
+    tokens = summary.get("tokens") or turn.get("tokens") or {"input": 0, "output": 0, "cache_read": 0, "cache_creation": 0}
     model = summary.get("model") or ev.get("model") or state.get("model")
     if model:
         state["model"] = model
@@ -304,6 +306,13 @@ def _window_signals(state: dict[str, Any], ev: dict[str, Any]) -> None:
         state["window"] = state.get("window", 0) + 1
 
 
+def _add_usage(turn: dict[str, Any], usage: dict[str, int]) -> None:
+    """One model call's tokens, for a harness that reports them per call (Hermes)."""
+    tokens = turn.setdefault("tokens", {"input": 0, "output": 0, "cache_read": 0, "cache_creation": 0})
+    for k, v in usage.items():
+        tokens[k] = tokens.get(k, 0) + v
+
+
 def _end_compaction(state: dict[str, Any]) -> None:
     state["compact"] = None
     for a in state["agents"].values():
@@ -336,6 +345,8 @@ def apply(
         _link_parent(state, ev)
     if ev.get("window_id") or "context_size" in ev:
         _window_signals(state, ev)
+    if ev.get("usage") and state["turn"] is not None and ev.get("turn_id") in (None, state["turn"]["id"]):
+        _add_usage(state["turn"], ev["usage"])
     if ev.get("resumed") and state["status"] == "ended":
         state["status"] = "active"  # a resume that sends no SessionStart (Hermes --resume)
         _push(state["sources"], "resume", 16)

@@ -42,6 +42,9 @@ _KINDS = {
     "on_session_end": "stop",
     "on_session_finalize": "session_end",
 }
+# post_api_request's usage keys -> ours
+_USAGE = (("input_tokens", "input"), ("output_tokens", "output"), ("cache_read_tokens", "cache_read"),
+          ("cache_write_tokens", "cache_creation"))
 # post_tool_call's own status -> a record status
 _STATUS = {"ok": "ok", "error": "error", "blocked": "blocked", "cancelled": "interrupted"}
 
@@ -100,6 +103,10 @@ def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] |
         text = am.get("content") if isinstance(am, dict) else None
         ev["text"] = text if isinstance(text, str) else ""
         size, calls = _int(extra, "message_count"), _int(extra, "assistant_tool_call_count")
+        usage = extra.get("usage")
+        if isinstance(usage, dict):
+            ev["usage"] = {ours: v for theirs, ours in _USAGE if isinstance(v := usage.get(theirs), int)
+                           and not isinstance(v, bool)}
         if size is not None:
             # the next request of this turn holds at least this one, the assistant message and
             # one result per tool call; fewer means Hermes compacted in between
