@@ -85,7 +85,7 @@ def _yaml() -> Any:
 
 
 def is_ours(entry: Any) -> bool:
-    return install._is_ours(entry) and isinstance(entry, dict) and str(entry.get("command", "")).endswith(" hermes")
+    return install.is_ours(entry) and isinstance(entry, dict) and str(entry.get("command", "")).endswith(" hermes")
 
 
 def plan_config(path: str, remove: bool = False, tools: list[str] | None = None) -> install.Change:
