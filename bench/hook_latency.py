@@ -175,7 +175,8 @@ def hermes_rows(n: int, env: dict[str, str], floor_cmd: list[str], tmp: str) -> 
     history: reading the assistant row from a state.db at pre_tool_call (sqlite3 import + query)."""
     hook = [PY, "-I", "-S", ENTRY, "hermes"]
     ev: dict[str, dict] = {}
-    for _name, p in replay.scenario_events("basic", "hermes") + replay.scenario_events("subagent_z", "hermes"):
+    for _name, p in (replay.scenario_events("basic", "hermes") + replay.scenario_events("subagent_z", "hermes")
+                     + replay.scenario_events("apierror", "hermes")):
         ev.setdefault(p["hook_event_name"], p)
     sid = ev["on_session_start"]["session_id"]
 
@@ -205,6 +206,12 @@ def hermes_rows(n: int, env: dict[str, str], floor_cmd: list[str], tmp: str) -> 
                 start = with_extra("subagent_start", turn_id=turn(0), child_session_id=child)
                 subprocess.run(hook, input=json.dumps(start).encode(), env=env, check=True)
             return json.dumps(with_extra(name, turn_id=turn(0), child_session_id=child)).encode()
+        if name == "api_request_error":
+            start = with_extra("pre_llm_call", turn_id=turn(3 * 10**6 + i))
+            subprocess.run(hook, input=json.dumps(start).encode(), env=env, check=True)
+            # the request body Hermes sends along (the fixture dropped its 44 KB of tool schemas)
+            return json.dumps(with_extra(name, turn_id=turn(3 * 10**6 + i),
+                                         request={"method": "POST", "body": "x" * 44000})).encode()
         if name == "on_session_end":
             start = with_extra("pre_llm_call", turn_id=turn(2 * 10**6 + i))
             subprocess.run(hook, input=json.dumps(start).encode(), env=env, check=True)
@@ -215,7 +222,7 @@ def hermes_rows(n: int, env: dict[str, str], floor_cmd: list[str], tmp: str) -> 
     subprocess.run(hook, input=json.dumps(with_extra("pre_llm_call", turn_id=turn(0))).encode(), env=env, check=True)
     rows = []
     for name in ("on_session_start", "pre_llm_call", "post_api_request", "pre_tool_call", "post_tool_call",
-                 "subagent_start", "subagent_stop", "on_session_end", "on_session_finalize"):
+                 "subagent_start", "subagent_stop", "on_session_end", "api_request_error", "on_session_finalize"):
         floor, took = [], []
         for i in range(n):
             data = prep(name, i)

@@ -21,9 +21,11 @@ from typing import Any
 from jevlin_hooks import install
 
 # Never pre_api_request: it carries the whole model request (76 KB on average) on every call.
+# api_request_error carries it too, but fires only when a model call failed: it is how a turn
+# that Hermes abandons on an API error (no on_session_end follows) ends as `error`.
 EVENTS = (
-    "on_session_start", "pre_llm_call", "post_api_request", "pre_tool_call", "post_tool_call",
-    "subagent_start", "subagent_stop", "on_session_end", "on_session_finalize",
+    "on_session_start", "pre_llm_call", "post_api_request", "api_request_error", "pre_tool_call",
+    "post_tool_call", "subagent_start", "subagent_stop", "on_session_end", "on_session_finalize",
 )
 TOOL_EVENTS = ("pre_tool_call", "post_tool_call")
 # tools whose calls spawn a hook (the matcher is checked before spawning: every other tool is

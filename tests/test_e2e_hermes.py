@@ -213,7 +213,7 @@ def test_search_with_history_and_resume_continues_seq(tmp_path: Any) -> None:
         agrees(ctx[rec["call_id"]], rec, h.key())
     # Hermes itself reads our entries as approved; the user's own hook stays unapproved
     listed = subprocess.run([HERMES, "hooks", "list"], env=h.env, capture_output=True, text=True, timeout=120).stdout
-    assert listed.count("entry.py hermes") == 9 and listed.count("✓ allowed") == 9, listed
+    assert listed.count("entry.py hermes") == 10 and listed.count("✓ allowed") == 10, listed
     assert "/bin/true" in listed
     # uninstall leaves config.yaml and the allowlist as they were (there was no allowlist)
     p = subprocess.run([h.cli, "uninstall", "--harness", "hermes"], env=h.env, capture_output=True, text=True)

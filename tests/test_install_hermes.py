@@ -122,7 +122,7 @@ def test_doctor_reports_installed_approved_and_consent_drift(tmp_path):
     assert "hermes: found, hooks not installed" in p.stdout
     cli(tmp_path, "install", "--harness", "hermes")
     p = cli(tmp_path, "doctor")
-    assert "ok  hermes: hooks installed for all 9 events" in p.stdout
+    assert "ok  hermes: hooks installed for all 10 events" in p.stdout
     assert "ok  hermes: our hooks are approved" in p.stdout
     # consent is keyed by the exact command: an approval of another command (an older install's
     # interpreter path) does not approve this one
