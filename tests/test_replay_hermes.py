@@ -113,7 +113,10 @@ def test_subagent_oneshot_child_links_parent_and_delegate_call(probe_home):
     assert state(probe_home, PARENT_Z)["agents"][CHILD_Z]["status"] == "ended"
     child_turn = next(t for t in queued(probe_home, "turn_end") if t["session_id"] == CHILD_Z)
     assert child_turn["parent_session_id"] == PARENT_Z
-    assert state(probe_home, CHILD_Z).get("agent_pid") is None, "the parent's pid index stays the parent's"
+    child_state = state(probe_home, CHILD_Z)
+    assert child_state["agent_pid"] is None and child_state["cwd"] is None, "the indexes stay the parent's"
+    idx = lineage.read_index(probe_home, "cwd", lineage.workspace_key("/home/dev/project"))
+    assert idx is not None and idx["lineage"] == lineage.file_name("hermes", PARENT_Z)
 
 
 def test_background_subagent_links_parent(probe_home):

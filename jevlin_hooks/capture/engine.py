@@ -123,6 +123,9 @@ def _note_effects(state: State, ev: Event) -> None:
         # the child thread's records name the parent thread and the call that spawned it
         state["parent_session_id"] = ev["parent_session_id"]
         state["parent_call"] = ev.get("parent_call_id")
+    if state.get("parent_session_id"):
+        # it runs in its parent's process and workspace: the pid and cwd indexes stay the parent's
+        state["cwd"] = state["agent_pid"] = None
     if ev.get("window_id") or "context_size" in ev:
         _window_signals(state, ev)
     if ev.get("usage") and state["turn"] is not None and ev.get("turn_id") in (None, state["turn"]["id"]):

@@ -224,9 +224,6 @@ def route(ev: dict[str, Any], home: str) -> None:
         if link and isinstance(link.get("parent"), str):
             ev["parent_session_id"] = link["parent"]
             ev["parent_call_id"] = link.get("call") if isinstance(link.get("call"), str) else None
-            # the child runs inside the parent's process and workspace: those indexes stay the parent's
-            ev.pop("agent_pid", None)
-            ev["cwd"] = None
 
 
 def enrich(ev: dict[str, Any], cfg: dict[str, Any]) -> None:
