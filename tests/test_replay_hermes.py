@@ -9,6 +9,7 @@ import subprocess
 import sys
 from typing import Any
 
+import pytest
 from conftest import hook_errors, queued, states
 
 from jevlin_hooks import replay
@@ -180,3 +181,22 @@ def test_web_search_and_mcp_tools_are_searches_other_tools_are_not(home):
     assert hook_errors(home) == ""
     assert [(r["tool"], r["query"], r["call_id"]) for r in queued(home, "search")] == [
         ("web_search", "hermes web", "wc1"), ("mcp_jevlin_search", "hermes mcp", "mc1")]
+
+
+JUNK = [None, 7, True, "", ["a"], {"a": 1}]
+
+
+@pytest.mark.parametrize("name", ["pre_llm_call", "post_api_request", "pre_tool_call", "post_tool_call",
+                                  "on_session_end", "subagent_start", "api_request_error"])
+def test_wrong_types_in_any_field_are_survived_without_an_exception(home, name):
+    """Each field of a captured payload (and of its `extra`) replaced by junk of every type:
+    exit 0, nothing printed, nothing logged (the module checks types, it does not crash on them)."""
+    scenario = {"subagent_start": "subagent_z", "api_request_error": "apierror"}.get(name, "basic")
+    base = next(p for _, p in replay.scenario_events(scenario, "hermes") if p["hook_event_name"] == name)
+    variants = [dict(base, **{k: j}) for k in base if k != "hook_event_name" for j in JUNK]
+    variants += [dict(base, extra=dict(base["extra"], **{k: j})) for k in base["extra"] for j in JUNK]
+    variants += [dict(base, extra=dict(base["extra"], response={"assistant_message": j})) for j in JUNK]
+    for v in variants:
+        p = replay.run_hook(home, v, "hermes")
+        assert p.returncode == 0 and p.stdout == b"", v
+    assert hook_errors(home) == ""
