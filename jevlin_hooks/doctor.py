@@ -188,6 +188,39 @@ def check_hermes(out: list[tuple[bool, str]]) -> None:
             out.append((True, f"hermes: hooks_auto_accept is on in {path}: Hermes runs any hook without asking"))
 
 
+def check_pi(out: list[tuple[bool, str]]) -> None:
+    """Pi: our extension file in its agent dir, current, and pointing at an interpreter and entry
+    point that exist (Pi would load it and get nothing otherwise)."""
+    from jevlin_hooks import install_pi
+
+    agent = install_pi.agent_dir()
+    if not (shutil.which("pi") or os.path.isdir(agent)):
+        return
+    path = install_pi.extension_path()
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        out.append((False, "pi: found, extension not installed; run `jevlin-hooks install --harness pi`"))
+        return
+    except OSError as exc:
+        out.append((False, f"pi: cannot read {path} ({exc.strerror}); run `jevlin-hooks install --harness pi`"))
+        return
+    if not install_pi.is_ours(data):
+        out.append((False, f"pi: {path} is not ours; move it away, then `jevlin-hooks install --harness pi`"))
+        return
+    text = data.decode("utf-8", "replace")
+    if install.ENTRY not in text or not os.path.exists(install.ENTRY):
+        out.append((False, "pi: the extension points at another install of jevlin-hooks; run "
+                           "`jevlin-hooks install --harness pi` again"))
+    elif data != install_pi.render():
+        out.append((False, "pi: the extension is from another version or interpreter; run "
+                           "`jevlin-hooks install --harness pi` again"))
+    else:
+        out.append((True, f"pi: extension installed in {path}; it loads at the next `pi` start "
+                          "(not with `pi --no-extensions`)"))
+
+
 def check_home(home: str, out: list[tuple[bool, str]]) -> None:
     from jevlin_hooks.privacy import ids
     from jevlin_hooks.ship import control
@@ -247,8 +280,9 @@ def run() -> int:
     check_codex(out)
     check_cursor(out)
     check_hermes(out)
+    check_pi(out)
     if not out:
-        out.append((False, "no coding agent found (claude, codex, cursor, hermes); install one, then "
+        out.append((False, "no coding agent found (claude, codex, cursor, hermes, pi); install one, then "
                            "`jevlin-hooks install`"))
     check_home(home, out)
     for ok, line in out:

@@ -7,12 +7,16 @@ root thread lives at the top level and each subagent is a child thread under ``a
 Normalized event (a dict, built by jevlin_hooks.capture.harness.*):
   kind        session_start | prompt | pre_tool | post_tool | tool_failed | tool_batch |
               pre_compact | post_compact | subagent_start | subagent_stop | stop |
-              stop_failure | interrupt | session_end | agent_response | other
+              stop_failure | interrupt | session_end | agent_response | compacted | other
   session_id, turn_id, agent_id, agent_type, source, tool_name, tool_use_id, tool_input,
   search (the query, or None when the call is not a search), history, status, duration_ms,
-  prompt, last_message, error, model, cwd, transcript_path, tool_calls, summary, now;
-  and what a harness shows only by its effects (Hermes, see _note_effects): window_id,
-  context_size / context_grow_to, usage, resumed, parent_session_id / parent_call_id
+  prompt, last_message, error, model, cwd, transcript_path, tool_calls, summary, now
+  session_start may carry parent_session_id (a child agent process: Pi), forked_from (the
+  thread a fork came from) and resume {compactions: [ids], seq} (what the harness's own session
+  file says); compacted carries compaction_id (counted once per id); session_end may carry
+  outcome (default interrupted). What a harness shows only by its effects (Hermes, see _note_effects): window_id,
+  context_size / context_grow_to, usage, resumed, parent_session_id / parent_call_id,
+  in_parent_process
 """
 
 from __future__ import annotations
@@ -123,8 +127,11 @@ def _note_effects(state: State, ev: Event) -> None:
         # the child thread's records name the parent thread and the call that spawned it
         state["parent_session_id"] = ev["parent_session_id"]
         state["parent_call"] = ev.get("parent_call_id")
-    if state.get("parent_session_id"):
-        # it runs in its parent's process and workspace: the pid and cwd indexes stay the parent's
+    if ev.get("in_parent_process"):
+        # a child run inside its parent's process and workspace (a Hermes subagent): the pid and
+        # cwd indexes stay the parent's
+        state["in_parent_process"] = True
+    if state.get("in_parent_process"):
         state["cwd"] = state["agent_pid"] = None
     if ev.get("window_id") or "context_size" in ev:
         _window_signals(state, ev)
@@ -206,8 +213,40 @@ def _end_compaction(state: State) -> None:
 def _on_session_start(state: State, ev: Event, cfg: Config, history_for: History, records: list[Record]) -> None:
     _push(state["sources"], ev.get("source") or "startup", 16)
     state["start_seen"] = True
-    if state["status"] == "ended":
+    if state["status"] in ("ended", "abandoned"):
         state["status"] = "active"
+    _note_origin(state, ev)
+
+
+def _note_origin(state: State, ev: Event) -> None:
+    """Where a thread came from, and what the harness's own session file says it holds: a
+    resumed session keeps its window and seq even when this lineage file was lost (Pi)."""
+    for key in ("parent_session_id", "forked_from"):
+        if ev.get(key) and not state.get(key):
+            state[key] = ev[key]
+    resume = ev.get("resume")
+    if not isinstance(resume, dict):
+        return
+    ids = [c for c in resume.get("compactions") or [] if isinstance(c, str)]
+    seen = state.setdefault("compactions_seen", [])
+    for cid in ids:
+        if cid not in seen:
+            _push(seen, cid, TURNS_KEEP)
+    state["window"] = max(state["window"], len(ids))
+    if isinstance(resume.get("seq"), int) and resume["seq"] > state["seq"]:
+        state["seq"] = resume["seq"]
+
+
+def _on_compacted(state: State, ev: Event, cfg: Config, history_for: History, records: list[Record]) -> None:
+    """A compaction the harness names by id (Pi's session_compact): +1 window once per id,
+    whether it arrives as an event, late, or read back from the harness's file at a start."""
+    seen = state.setdefault("compactions_seen", [])
+    cid = ev.get("compaction_id")
+    if cid is not None and cid in seen:
+        return
+    state["window"] += 1
+    if cid is not None:
+        _push(seen, cid, TURNS_KEEP)
 
 
 def _on_prompt(state: State, ev: Event, cfg: Config, history_for: History, records: list[Record]) -> None:
@@ -353,7 +392,8 @@ def _on_stop(state: State, ev: Event, cfg: Config, history_for: History, records
 
 
 def _on_session_end(state: State, ev: Event, cfg: Config, history_for: History, records: list[Record]) -> None:
-    records += _end_session(state, ev, cfg, "interrupted", "ended", history_for)
+    outcome = ev.get("outcome") or "interrupted"  # abandoned: the agent died without saying so (Pi)
+    records += _end_session(state, ev, cfg, outcome, "ended" if outcome == "interrupted" else outcome, history_for)
 
 
 # event kind -> handler; kinds not here (other, agent_response) only note the session
@@ -372,6 +412,7 @@ HANDLERS: dict[str, Handler] = {
     "stop_failure": _on_stop,
     "interrupt": _on_stop,
     "session_end": _on_session_end,
+    "compacted": _on_compacted,
 }
 
 
@@ -601,6 +642,8 @@ def _search_record(state: State, p: Pending, status: str, duration_ms: int | Non
     if agent.get("agent_type"):
         host_meta["agent_type"] = agent["agent_type"]
     host_meta["history_source"] = "transcript" if history is not None else "none"
+    if state.get("forked_from"):
+        host_meta["forked_from"] = state["forked_from"]
     return {
         "v": SCHEMA,
         "record_id": p["record_id"],
@@ -610,8 +653,8 @@ def _search_record(state: State, p: Pending, status: str, duration_ms: int | Non
         "session_id": agent_id or state["session_id"],
         "turn_id": p.get("turn_id"),
         "call_id": p["call_id"],
-        # a subagent names its session and spawning call; so does a root thread that is another
-        # thread's subagent with a lineage of its own (Hermes)
+        # a subagent names its session and spawning call; a root thread only when it is a
+        # child agent that said so (a Pi child process; a Hermes subagent, with its call)
         "parent_session_id": state["session_id"] if agent_id else state.get("parent_session_id"),
         "parent_call_id": agent.get("parent_call") if agent_id else state.get("parent_call"),
         "window": p["window"],

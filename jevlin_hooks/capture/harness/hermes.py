@@ -224,6 +224,7 @@ def route(ev: dict[str, Any], home: str) -> None:
         if link and isinstance(link.get("parent"), str):
             ev["parent_session_id"] = link["parent"]
             ev["parent_call_id"] = link.get("call") if isinstance(link.get("call"), str) else None
+            ev["in_parent_process"] = True
 
 
 def enrich(ev: dict[str, Any], cfg: dict[str, Any]) -> None:
