@@ -116,6 +116,7 @@ def test_subagent_oneshot_child_links_parent_and_delegate_call(probe_home):
     assert child_turn["parent_session_id"] == PARENT_Z
     child_state = state(probe_home, CHILD_Z)
     assert child_state["agent_pid"] is None and child_state["cwd"] is None, "the indexes stay the parent's"
+    assert child_state["status"] == "ended", "the parent's subagent_stop ends the child's own lineage"
     idx = lineage.read_index(probe_home, "cwd", lineage.workspace_key("/home/dev/project"))
     assert idx is not None and idx["lineage"] == lineage.file_name("hermes", PARENT_Z)
 

@@ -219,12 +219,34 @@ def route(ev: dict[str, Any], home: str) -> None:
         ev["window_id"] = None  # sent with the parent's id: says nothing about its window
     elif ev["kind"] == "subagent_stop":
         ev["window_id"] = None
+        if ev.get("agent_id"):
+            _end_child(home, ev["agent_id"], ev["now"])
     elif ev.get("platform") == "subagent" or ev["kind"] in ("prompt", "session_start"):
         link = lineage.read_index(home, "hermes-child", _alias_key(thread))
         if link and isinstance(link.get("parent"), str):
             ev["parent_session_id"] = link["parent"]
             ev["parent_call_id"] = link.get("call") if isinstance(link.get("call"), str) else None
             ev["in_parent_process"] = True
+
+
+def _end_child(home: str, child: str, now: float) -> None:
+    """The child's own lineage ends with its run: Hermes sends it no on_session_finalize (the
+    process goes on), so the parent's subagent_stop closes it (what is still open: interrupted)."""
+    from jevlin_hooks.base import config
+    from jevlin_hooks.capture import engine, lineage
+
+    try:
+        cfg = config.load(home)
+    except (config.ConfigError, OSError):
+        cfg = config.defaults()
+    end = {"kind": "session_end", "now": now, "session_id": child}
+
+    def transition(state: dict[str, Any] | None) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        if state is None or state.get("status") == "ended":
+            return state, []
+        return engine.apply(NAME, state, end, cfg)
+
+    lineage.update(home, NAME, child, transition)
 
 
 def enrich(ev: dict[str, Any], cfg: dict[str, Any]) -> None:
