@@ -248,6 +248,22 @@ def test_rotating_compression_is_one_thread_in_the_next_window(tmp_path: Any) ->
         agrees(ctx[rec["call_id"]], rec, h.key())
 
 
+def test_in_place_compression_raises_the_window_on_the_same_session_id(tmp_path: Any) -> None:
+    """compression.in_place at its shipped default: no event and no new id; the next request of
+    the turn holds fewer messages than the last one grew to."""
+    with FakeChat(SCRIPTS) as srv:
+        h = Hermes(tmp_path, srv)
+        sid = h.chat("[[prep]] One big search first.")
+        assert h.chat("[[compress]] Search c1 and c2.", "--resume", sid) == sid
+    assert h.hook_log() == ""
+    summaries = [b for b in srv.requests if not b.get("tools")]
+    assert any("summar" in json.dumps(b).lower() for b in summaries), "Hermes did not compress"
+    p0, c1, c2 = h.records("search")
+    assert {r["session_id"] for r in (p0, c1, c2)} == {sid}
+    assert (p0["window"], c1["window"], c2["window"]) == (0, 0, 1)
+    assert h.state(sid)["window"] >= 1 and h.state(sid)["window_ids"] == [sid]
+
+
 def test_subagent_under_oneshot_records_its_parent(tmp_path: Any) -> None:
     """`hermes -z` runs delegate_task's child synchronously; afterwards the parent's tool shell
     holds the child's id in HERMES_SESSION_ID (the second wrong-env case)."""
