@@ -60,7 +60,7 @@ def test_basic_resume_continue_one_thread_with_history(probe_home):
 def test_failing_command_is_an_error_though_hermes_says_ok(probe_home):
     replay_ok(probe_home, "failure")
     (rec,) = queued(probe_home, "search")
-    assert rec["status"] == "error" and rec["query"] == "z"
+    assert rec["status"] == "error" and rec["query"] == "--fail z"  # the query keeps flags
 
 
 def test_parallel_calls_each_recorded(probe_home):
@@ -88,7 +88,8 @@ def test_rotation_is_the_same_thread_one_window_per_new_id(probe_home):
     replay_ok(probe_home, "compress_rotate_prep", "compress_rotate")
     assert [s["session_id"] for s in states(probe_home).values()] == [ROT], "no lineage per rotated id"
     recs = queued(probe_home, "search")
-    assert [(r["query"], r["window"], r["seq"]) for r in recs] == [("p0", 0, 1), ("c1", 0, 2), ("c2", 1, 3), ("c3", 2, 4)]
+    assert [(r["query"], r["window"], r["seq"]) for r in recs] == [
+        ("--big p0", 0, 1), ("--big c1", 0, 2), ("--big c2", 1, 3), ("--big c3", 2, 4)]
     assert {r["session_id"] for r in recs} == {ROT}
     st = state(probe_home, ROT)
     assert st["window"] == 3 and st["window_ids"] == [ROT, *ROTATED]
@@ -100,7 +101,7 @@ def test_in_place_compression_seen_by_the_shrunk_request(probe_home):
     to (Hermes compacted three times; the third kept the message count and is not seen)."""
     replay_ok(probe_home, "compress_prep", "compress")
     recs = queued(probe_home, "search")
-    assert [(r["query"], r["window"]) for r in recs] == [("p0", 0), ("c1", 0), ("c2", 1), ("c3", 2)]
+    assert [(r["query"], r["window"]) for r in recs] == [("--big p0", 0), ("--big c1", 0), ("--big c2", 1), ("--big c3", 2)]
     assert state(probe_home, INPLACE)["window"] == 2
 
 
