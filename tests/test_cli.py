@@ -117,3 +117,18 @@ def test_the_example_is_a_valid_config_and_ships_in_the_package(home):
 
     text = config_cmd.example_text()
     assert config.parse_toml(text.encode()) == config.defaults()
+
+
+def test_config_show_names_the_otel_variables_it_uses(home):
+    with open(os.path.join(home, "config.toml"), "w") as f:
+        f.write('[ship]\nsink = "otlp"\n[daemon]\nautostart = false\n')
+    env = {**os.environ, "JEVLIN_HOME": home, "OTEL_EXPORTER_OTLP_ENDPOINT": "http://u:pw@127.0.0.1:4318",
+           "OTEL_EXPORTER_OTLP_HEADERS": "x-api-key=abc", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}
+    p = subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "config", "show"], env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert 'ship.endpoint = "http://127.0.0.1:4318"  # environment (OTEL_EXPORTER_OTLP_ENDPOINT)' in lines
+    assert "ship.headers = (set, not shown)  # environment (OTEL_EXPORTER_OTLP_HEADERS)" in lines
+    assert 'ship.otlp_protocol = "http/json"  # environment (OTEL_EXPORTER_OTLP_PROTOCOL)' in lines
+    assert "pw" not in p.stdout and "abc" not in p.stdout

@@ -111,6 +111,7 @@ def test_subagent_oneshot_child_links_parent_and_delegate_call(probe_home):
     assert (child["session_id"], child["parent_session_id"], child["parent_call_id"]) == \
         (CHILD_Z, PARENT_Z, "call_a70979_0055")
     assert child["history"] == "Child: searching for sub." and child["seq"] == 1
+    assert child["parent_turn_id"] == parent["turn_id"], "the parent turn it ran in (OTLP nests it there)"
     assert (parent["session_id"], parent["parent_session_id"], parent["query"]) == (PARENT_Z, None, "after")
     assert state(probe_home, PARENT_Z)["agents"][CHILD_Z]["status"] == "ended"
     child_turn = next(t for t in queued(probe_home, "turn_end") if t["session_id"] == CHILD_Z)

@@ -15,7 +15,8 @@ Normalized event (a dict, built by jevlin_hooks.capture.harness.*):
   thread a fork came from) and resume {compactions: [ids], seq} (what the harness's own session
   file says); compacted carries compaction_id (counted once per id); session_end may carry
   outcome (default interrupted). What a harness shows only by its effects (Hermes, see _note_effects): window_id,
-  context_size / context_grow_to, usage, resumed, parent_session_id / parent_call_id,
+  context_size / context_grow_to, usage, resumed, parent_session_id / parent_call_id /
+  parent_turn_id,
   in_parent_process
 """
 
@@ -127,6 +128,7 @@ def _note_effects(state: State, ev: Event) -> None:
         # the child thread's records name the parent thread and the call that spawned it
         state["parent_session_id"] = ev["parent_session_id"]
         state["parent_call"] = ev.get("parent_call_id")
+        state["parent_turn"] = ev.get("parent_turn_id")
     if ev.get("in_parent_process"):
         # a child run inside its parent's process and workspace (a Hermes subagent): the pid and
         # cwd indexes stay the parent's
@@ -663,6 +665,9 @@ def _search_record(state: State, p: Pending, status: str, duration_ms: int | Non
         # child agent that said so (a Pi child process; a Hermes subagent, with its call)
         "parent_session_id": state["session_id"] if agent_id else state.get("parent_session_id"),
         "parent_call_id": agent.get("parent_call") if agent_id else state.get("parent_call"),
+        # the root turn the subagent was started in (a Codex child thread has turns of its own;
+        # a Hermes subagent a lineage of its own): the OTLP sink puts its spans in that turn's trace
+        "parent_turn_id": agent.get("parent_turn") if agent_id else state.get("parent_turn"),
         "window": p["window"],
         "seq": p["seq"],
         "history": history or "",

@@ -215,7 +215,7 @@ def route(ev: dict[str, Any], home: str) -> None:
     if ev["kind"] == "subagent_start" and ev.get("agent_id"):
         parent = lineage.read(home, lineage.file_name(NAME, thread)) or {}
         lineage.write_index(home, "hermes-child", _alias_key(ev["agent_id"]),
-                            {"parent": thread, "call": parent.get("last_agent_call")})
+                            {"parent": thread, "call": parent.get("last_agent_call"), "turn": ev.get("turn_id")})
         ev["window_id"] = None  # sent with the parent's id: says nothing about its window
     elif ev["kind"] == "subagent_stop":
         ev["window_id"] = None
@@ -226,6 +226,7 @@ def route(ev: dict[str, Any], home: str) -> None:
         if link and isinstance(link.get("parent"), str):
             ev["parent_session_id"] = link["parent"]
             ev["parent_call_id"] = link.get("call") if isinstance(link.get("call"), str) else None
+            ev["parent_turn_id"] = link.get("turn") if isinstance(link.get("turn"), str) else None
             ev["in_parent_process"] = True
 
 
