@@ -80,3 +80,19 @@ def test_turned_off_it_is_not_even_queued(home, tmp_path):
     _replay_basic(home, tmp_path, _out([f"found {MARKER}"]))
     rec = queued(home, "search")[0]
     assert "result" not in rec and MARKER not in json.dumps(rec)
+
+
+def test_every_harness_keeps_what_came_back(probe_home, tmp_path):
+    """Hermes (a JSON string in extra.result), Pi (content blocks), Codex (the shell's output)."""
+    from test_replay_hermes import replay_ok
+    from test_replay_pi import play
+
+    replay_ok(probe_home, "basic")
+    play(probe_home, tmp_path, "basic")
+    for p in replay.replay(probe_home, "basic", str(tmp_path / "cx"), "codex"):
+        assert p.returncode == 0
+    by = {r["harness"]: r for r in queued(probe_home, "search")}
+    assert by["hermes"]["result"] == {"lines": 2, "preview": "result 1 for x: https://example.invalid/1\n"
+                                                             "result 2 for x: https://example.invalid/2"}
+    assert by["pi"]["result"]["lines"] >= 1 and by["pi"]["result"]["preview"]
+    assert by["codex"]["result"]["lines"] >= 1 and by["codex"]["result"]["preview"]

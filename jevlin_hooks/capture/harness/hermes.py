@@ -21,6 +21,7 @@ delegate_task call.
 from __future__ import annotations
 
 from jevlin_hooks.capture import searchmatch
+from jevlin_hooks.capture.harness import common
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -134,6 +135,8 @@ def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] |
             dur = _int(extra, "duration_ms")
             ev["duration_ms"] = dur if dur is not None and dur >= 0 else None
             ev["status"] = _post_status(extra)
+            if ev["search"] is not None:
+                common.keep_result(ev, _result(extra), cfg)
     elif kind in ("subagent_start", "subagent_stop"):
         ev["agent_id"] = _s(extra, "child_session_id")
         ev["agent_type"] = _s(extra, "child_role")
@@ -144,6 +147,19 @@ def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] |
             ev["kind"] = "interrupt"
         ev["last_message"] = None  # the final text came with the last post_api_request
     return ev
+
+
+def _result(extra: dict[str, Any]) -> Any:
+    """The tool's result: Hermes passes the terminal's as a JSON string ({"output": ...})."""
+    result = extra.get("result")
+    if isinstance(result, str) and result.startswith("{"):
+        from jevlin_hooks.base import fastjson
+
+        try:
+            return fastjson.loads(result)
+        except ValueError:
+            return result
+    return result
 
 
 def _post_status(extra: dict[str, Any]) -> str:
