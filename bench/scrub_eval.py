@@ -23,7 +23,23 @@ sys.path.insert(0, ROOT)
 
 from jevlin_hooks.privacy import scrub  # noqa: E402
 
-CORPUS = os.environ.get("JEVLIN_CORPUS") or os.path.join(ROOT, "..", "shared", "corpus", "gitleaks-samples.jsonl")
+
+
+def _corpus() -> str:
+    """$JEVLIN_CORPUS, else shared/corpus beside the repository or beside a parent of it (a git
+    worktree under /work/wt/NAME finds /work/shared)."""
+    if os.environ.get("JEVLIN_CORPUS"):
+        return os.environ["JEVLIN_CORPUS"]
+    d = ROOT
+    for _ in range(3):
+        d = os.path.dirname(d)
+        path = os.path.join(d, "shared", "corpus", "gitleaks-samples.jsonl")
+        if os.path.exists(path):
+            return path
+    return os.path.join(ROOT, "..", "shared", "corpus", "gitleaks-samples.jsonl")
+
+
+CORPUS = _corpus()
 
 
 def evaluate(path: str = CORPUS) -> dict:
