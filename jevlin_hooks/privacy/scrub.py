@@ -9,6 +9,7 @@ the rules that cannot match. Overlapping findings merge; each redacted span beco
 
 from __future__ import annotations
 
+import base64
 import bisect
 import math
 import re
@@ -81,7 +82,7 @@ def compiled() -> list[_Compiled]:
     return _COMPILED
 
 
-_NEEDS_MATCH = ("value", "entropy", "entropy32")
+_NEEDS_MATCH = ("value", "entropy", "entropy32", "yamlblock")
 
 
 # --- value checks ----------------------------------------------------------------------------
@@ -124,6 +125,7 @@ _HEX_DIGEST = re.compile(r"^(?:[0-9a-f]{7,12}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]
 _INTEGRITY = re.compile(r"^(?:sha(?:1|256|384|512)[-:][A-Za-z0-9+/=]{20,}|[a-z0-9.\-/]+@sha256:[0-9a-f]{64})$")
 _VERSIONISH = re.compile(r"^v?\d+(?:[._\-]\d+)+(?:[._\-+][A-Za-z0-9.\-]+)?$")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_VERSION_BEFORE = re.compile(r"(?:version|release|\bver|\bv|\bbuild|\btag|@)[\"'(\[=: \t]*$")
 # api-key, github_token: how a secret store names the secret (super-secret-password is a password)
 _CRED_NAME = re.compile(r"^[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*[-_.](?:key|token)(?:[-_.][a-z0-9]+)*$")
 _ARTIFACT = re.compile(r"^[a-z][a-z0-9\-]*-\d+(?:\.\d+)+$")  # jjwt-jackson-0.11.2
@@ -258,7 +260,14 @@ _CREDENTIAL_WORDS = ("pass", "pwd", "secret", "token", "cred", "bearer", "jwt", 
 
 def _entropy_key_ok(key: str) -> bool:
     low = key.lower().strip("\"'`")
-    return _key_ok(key) and not any(low == k or low.endswith(("-" + k, "_" + k, "." + k)) for k in _PUBLIC_RANDOM_KEYS)
+    if not _key_ok(key):
+        return False
+    if any(low == k or low.endswith(("-" + k, "_" + k, "." + k)) for k in _PUBLIC_RANDOM_KEYS):
+        # encrypted_data, certificate-authority-data: public or ciphertext; but client-key-data,
+        # secret_data, token-data name what they hold
+        return low.endswith(("signature", "publickey", "public_key", "publictoken", "public_token")) or \
+            not any(w in low for w in ("key", "secret", "token", "pass", "pwd", "cred"))
+    return True
 
 
 def _key_ok(key: str) -> bool:
@@ -359,16 +368,40 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         after = text[end:end + 2]
         if before.isalnum() or before in "._-" or (after[:1] == "." and after[1:2].isdigit()):
             return False  # part of a version string or longer dotted number
-        if text[max(0, start - 9):start].lower().rstrip().endswith(("version", "release", "ver", "v")):
-            return False
+        if _VERSION_BEFORE.search(lower or text.lower(), max(0, start - 40), start):
+            return False  # AssemblyVersion("2.1.0.3"), "version": "1.2.3.4", upgraded to version 1.2.3.4
         return not value.startswith(("127.", "0.0.0.0", "255.255.255.", "0."))
+    if kind == "email":
+        if text.startswith(":", end) and not text.startswith((": ", ":\t", ":\n"), end):
+            return False  # git@github.com:org/repo.git, user@host:path: an scp-style remote
+        i = start
+        while i > 0 and start - i < 256 and not text[i - 1].isspace() and text[i - 1] not in "\"'<>(`":
+            i -= 1
+        return "://" not in text[i:start]  # scheme://user@host or scheme://user:pass@host: a URL
+    if kind == "aws40":
+        return (any(c.isdigit() for c in value) and any(c.isupper() for c in value) and any(c.islower() for c in value)
+                and _entropy(value) >= 4.0 and not looks_fake(value))
+    if kind == "pem64":
+        try:
+            head = base64.b64decode(value[:96].replace("\n", "").replace("\r", "").replace(" ", "")[:80])
+        except ValueError:
+            return False
+        return b"PRIVATE KEY" in head
+    if kind == "phone":
+        return _phone(value, text, start, lower)
+    if kind == "card":
+        return _card(value)
+    if kind == "ssn":
+        d = value.replace("-", "").replace(" ", "")
+        return d[:3] not in ("000", "666") and d[0] != "9" and d[3:5] != "00" and d[5:] != "0000" and len(set(d)) > 2
     if kind == "ip6":
         return value != "::1" and (value.count(":") >= 3 or any(c.isdigit() for c in value))
     return True
 
 
-def find(text: str, disabled: Iterable[str] = ()) -> list[Finding]:
-    """Every finding, before merging."""
+def find(text: str, disabled: Iterable[str] = (), joints: bool = True) -> list[Finding]:
+    """Every finding, before merging. With ``joints``, also what a secret split across lines
+    becomes once its pieces are put back together (see _rejoined)."""
     off = set(disabled)
     rules = compiled()
     # A lone surrogate (from JSON) becomes one "?": one character stays one character.
@@ -403,11 +436,18 @@ def find(text: str, disabled: Iterable[str] = ()) -> list[Finding]:
                     break
             else:
                 continue
-            if pos.ascii:
-                value = text[s:e]
-            else:
+            if not pos.ascii:
                 s, e = pos.char(s), pos.char(e)
-                value = text[s:e]
+            if rule.check in _SPAN_HOOKS:
+                span = _span_hook(rule.check, text, s, e, _Groups(spans, text, pos))
+                if span is None:
+                    continue
+                s, e = span
+                if c.secret and looks_fake(text[s:e], text, e):
+                    continue
+                out.append(Finding(rule.name, s, e))
+                continue
+            value = text[s:e]
             if c.secret and looks_fake(value, text, e):
                 continue
             if rule.near and not _near(lower, s, rule.near):
@@ -416,6 +456,65 @@ def find(text: str, disabled: Iterable[str] = ()) -> list[Finding]:
                                          _Groups(spans, text, pos) if c.needs_match else None, lower):
                 continue
             out.append(Finding(rule.name, s, e))
+    if joints:
+        out.extend(_rejoined(text, off))
+    return out
+
+
+# Where a value may have been split: between string literals joined by implicit or explicit
+# concatenation ("abc"\n "def", "abc" + "def"), at a shell line continuation (abc\<newline>def),
+# and at a terminal's hard wrap (a line of exactly 80, 100 or 120 characters running on).
+_TOK = r"A-Za-z0-9+/=_\-.~"
+_JOINTS = (
+    re.compile(rf"(?<=[{_TOK}])([\"'])[ \t]*(?:\+[ \t]*)?(?:\\[ \t]*)?(?:\r?\n[ \t]*(?:\+[ \t]*)?)?\1(?=[{_TOK}])"),
+    re.compile(r"\\\r?\n[ \t]*"),
+    re.compile(rf"(?m)^(?:[^\n]{{79}}|[^\n]{{99}}|[^\n]{{119}})[{_TOK}](\r?\n)(?=[{_TOK}])"),
+)
+_JOINT_WINDOW = 320
+
+
+def _rejoined(text: str, off: set[str]) -> list[Finding]:
+    """Findings that exist only once the pieces of a split value are joined: each joint is cut
+    out of a window around it, the window is scanned, and what crosses a joint maps back to the
+    original text (covering both pieces and the joint)."""
+    cuts: list[tuple[int, int]] = []
+    for k, rx in enumerate(_JOINTS):
+        if k == 0 and '"' not in text and "'" not in text or k == 1 and "\\\n" not in text and "\\\r\n" not in text:
+            continue
+        for m in rx.finditer(text):
+            cuts.append(m.span(1) if k == 2 else m.span())
+    if not cuts:
+        return []
+    cuts.sort()
+    out: list[Finding] = []
+    i = 0
+    while i < len(cuts):
+        w0 = max(0, cuts[i][0] - _JOINT_WINDOW)
+        j = i
+        while j + 1 < len(cuts) and cuts[j + 1][0] - _JOINT_WINDOW <= cuts[j][1] + _JOINT_WINDOW:
+            j += 1
+        w1 = min(len(text), cuts[j][1] + _JOINT_WINDOW)
+        parts: list[str] = []
+        marks: list[tuple[int, int]] = []  # (joined position of the cut, characters removed before it and by it)
+        pos, removed = w0, 0
+        for a, b in cuts[i:j + 1]:
+            if a < pos:
+                continue
+            parts.append(text[pos:a])
+            removed += b - a
+            marks.append((a - w0 - (removed - (b - a)), removed))
+            pos = b
+        parts.append(text[pos:w1])
+        joined = "".join(parts)
+
+        def orig(jpos: int, marks: list[tuple[int, int]] = marks, w0: int = w0) -> int:
+            k = bisect.bisect_right(marks, (jpos, 1 << 62)) - 1
+            return w0 + jpos + (marks[k][1] if k >= 0 else 0)
+
+        for f in find(joined, off, joints=False):
+            if any(f.start < jp < f.end for jp, _ in marks):
+                out.append(Finding(f.rule, orig(f.start), orig(f.end - 1) + 1))
+        i = j + 1
     return out
 
 
@@ -543,3 +642,149 @@ def scrub_many(texts: list[str], disabled: Iterable[str] = ()) -> list[tuple[str
             out.append((t, 0))
         base = end + len(FIELD_SEP)
     return out
+
+
+# --- personal-data checks ------------------------------------------------------------------------
+
+_PHONE_WORDS = ("phone", "tel", "call", "mobile", "cell", "fax", "whatsapp", "signal", "sms", "contact", "kontakt",
+                "telefon", "téléphone", "teléfono", "telefone", "telefono", "телефон", "电话", "電話", "전화", "handy",
+                "portable", "móvil", "celular", "cellulare", "numer", "номер")
+
+
+def _phone(value: str, text: str, start: int, lower: str) -> bool:
+    digits = sum(c.isdigit() for c in value)
+    if value.startswith("+"):
+        if not 8 <= digits <= 15:
+            return False
+        groups = [g for g in re.split(r"[ .\-()]+", value[1:]) if g]
+        # +1.2.3 or +12.5.1: a version or an offset, not a number someone dials
+        return len(groups) == 1 or max(len(g) for g in groups) >= 3
+    if value.startswith("0"):
+        # national formats look like anything numeric: only after a word that says phone
+        return 9 <= digits <= 12 and "." not in value and _near(lower or text.lower(), start, _PHONE_WORDS)
+    if digits != 10:
+        return False
+    if "." in value and not value.count(".") == 2:
+        return False
+    return True
+
+
+_CARD_LENGTHS = {"4": (13, 16, 19), "5": (16,), "2": (16,), "3": (14, 15, 16, 19), "6": (16, 17, 18, 19)}
+
+
+def _card(value: str) -> bool:
+    d = value.replace(" ", "").replace("-", "")
+    if not d.isdigit() or len(d) not in _CARD_LENGTHS.get(d[0], ()) or len(set(d)) < 4:
+        return False
+    if d[0] == "5" and not "51" <= d[:2] <= "55" or d[0] == "2" and not "2221" <= d[:4] <= "2720":
+        return False
+    if d[0] == "3" and d[:2] not in ("34", "37", "36", "38", "30", "35"):
+        return False
+    total = 0
+    for i, c in enumerate(reversed(d)):
+        n = ord(c) - 48
+        if i % 2:
+            n = n * 2 - 9 if n > 4 else n * 2
+        total += n
+    return total % 10 == 0
+
+
+_IBAN_LENGTH = {
+    "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22, "BR": 29, "BY": 28,
+    "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22, "DK": 18, "DO": 28, "EE": 20, "EG": 29, "ES": 24, "FI": 18,
+    "FO": 18, "FR": 27, "GB": 22, "GE": 22, "GI": 23, "GL": 18, "GR": 27, "GT": 28, "HR": 21, "HU": 28, "IE": 22,
+    "IL": 23, "IQ": 23, "IS": 26, "IT": 27, "JO": 30, "KW": 30, "KZ": 20, "LB": 28, "LC": 32, "LI": 21, "LT": 20,
+    "LU": 20, "LV": 21, "MC": 27, "MD": 24, "ME": 22, "MK": 19, "MR": 27, "MT": 31, "MU": 30, "NL": 18, "NO": 15,
+    "PK": 24, "PL": 28, "PS": 29, "PT": 25, "QA": 29, "RO": 24, "RS": 22, "SA": 24, "SC": 31, "SE": 24, "SI": 19,
+    "SK": 24, "SM": 27, "ST": 25, "SV": 28, "TL": 23, "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20,
+}
+
+
+def _iban_span(text: str, s: int, e: int) -> tuple[int, int] | None:
+    """The IBAN's exact extent (its country's length, spaces skipped) if its checksum holds."""
+    n = _IBAN_LENGTH.get(text[s:s + 2])
+    if n is None:
+        return None
+    chars: list[str] = []
+    i = s
+    while i < e and len(chars) < n:
+        if text[i] != " ":
+            chars.append(text[i])
+        i += 1
+    if len(chars) < n or (i < len(text) and text[i].isalnum()):
+        return None
+    iban = "".join(chars)
+    moved = iban[4:] + iban[:4]
+    if int("".join(str(int(c, 36)) for c in moved)) % 97 != 1:
+        return None
+    return s, i
+
+
+# --- span hooks: rules whose match says where to look, and Python says what to redact --------------
+
+_I18N_TOKEN = re.compile(r"[A-Za-z0-9!#$%&*+\-./:;=?@^_|~]+")
+_HOSTLIKE = re.compile(r"^[a-z0-9\-]+(?:\.[a-z0-9\-]+)+$")
+
+
+def _i18n_span(text: str, s: int, e: int) -> tuple[int, int] | None:
+    """The first word after a credential word that looks like one (CJK particles and punctuation
+    around it are not part of it: 密码是X, パスワードはXです, 비밀번호는 X입니다)."""
+    for m in _I18N_TOKEN.finditer(text, s, e):
+        a, b = m.span()
+        while a < b and text[a] in ":=;":
+            a += 1
+        while b > a and text[b - 1] in ".,;:!?":
+            b -= 1
+        tok = text[a:b]
+        if len(tok) < 6 or _placeholder(tok) or _HOSTLIKE.match(tok) or "://" in tok or tok.count("/") >= 2:
+            continue
+        if _VERSIONISH.match(tok) or _UUID.match(tok):
+            continue
+        has_digit = any(c.isdigit() for c in tok)
+        has_alpha = any(c.isalpha() for c in tok)
+        has_symbol = any(not c.isalnum() for c in tok)
+        mixed = any(c.isupper() for c in tok[1:]) and any(c.islower() for c in tok)
+        if (has_digit and has_alpha) or (has_symbol and (has_digit or mixed)) or (mixed and len(tok) >= 12):
+            return a, b
+    return None
+
+
+def _yaml_block_span(text: str, s: int, e: int, indent: int) -> tuple[int, int] | None:
+    """The lines under `key: |` / `key: >-` that are indented deeper than the key."""
+    pos = e
+    first = last = -1
+    n = len(text)
+    while pos < n:
+        nl = text.find("\n", pos)
+        line_end = n if nl < 0 else nl
+        line = text[pos:line_end]
+        body = line.lstrip(" \t")
+        if body.strip():
+            if len(line) - len(body) <= indent:
+                break
+            if first < 0:
+                first = pos + len(line) - len(body)
+            last = line_end - (len(body) - len(body.rstrip()))
+        elif first >= 0 and line_end >= n:
+            break
+        if nl < 0:
+            break
+        pos = nl + 1
+    if first < 0:
+        return None
+    if _placeholder(text[first:last]):
+        return None
+    return first, last
+
+
+def _span_hook(kind: str, text: str, s: int, e: int, g: _Groups) -> tuple[int, int] | None:
+    if kind == "i18n":
+        return _i18n_span(text, s, e)
+    if kind == "iban":
+        return _iban_span(text, s, e)
+    if kind == "yamlblock":
+        return _yaml_block_span(text, s, e, len((g.group(1) or "").expandtabs(4)))
+    return (s, e)
+
+
+_SPAN_HOOKS = frozenset(("i18n", "iban", "yamlblock"))
