@@ -57,13 +57,15 @@ def _pieces(value: str, n: int = 8) -> list[str]:
 _MARK = re.compile(r"\[REDACTED:[a-z0-9\-]+\]")
 
 
-def left_of(value: str, clean: str) -> str:
+def left_of(value: str, clean: str, public: tuple[str, ...] = ()) -> str:
     """"whole" when the value survived, "fragment" when only a piece of 8+ characters did, "" when gone
     (the [REDACTED:rule] marks are not pieces: `rubygems-token` names the rule, not the token)."""
     clean = _MARK.sub("\x00", clean)
     if value in clean:
         return "whole"
-    return "fragment" if any(p in clean for p in _pieces(value)) else ""
+    # a piece the row's public values also hold (the base64 of -----BEGIN, shared by a key and
+    # the certificate beside it) tells nothing about the secret
+    return "fragment" if any(p in clean and not any(p in d for d in public) for p in _pieces(value)) else ""
 
 
 def family_of(name: str) -> str:
@@ -83,7 +85,7 @@ def evaluate_agent_text(rows: list, scrubber: Callable[[str], str] | None = None
         fragment = False
         for kind, values, i in (("secret", r.secrets, 0), ("pii", r.pii, 2)):
             for v in values:
-                left = left_of(v, clean)
+                left = left_of(v, clean, tuple(r.decoys))
                 c[i] += not left
                 c[i + 1] += 1
                 fragment |= left == "fragment"

@@ -181,13 +181,14 @@ def base64_wrapper(g: Gen) -> Row:
     cert = _pem_b64(g, "CERTIFICATE")
     ca = _pem_b64(g, "CERTIFICATE")
     h = g.host()
-    token = g.s(ALNUM, 6) + "." + g.s(ALNUM, 16)
+    token = g.s(LOWER + DIGITS, 6) + "." + g.s(LOWER + DIGITS, 16)  # a kubeadm bootstrap token
     blob = base64.b64encode(g.password(lo=16, hi=32).encode()).decode()
     forms: list[tuple[str, list[str], list[str]]] = [
         (f"apiVersion: v1\nclusters:\n- cluster:\n    certificate-authority-data: {ca}\n    server: https://{h}:6443\n"
          f"  name: prod\nusers:\n- name: admin\n  user:\n    client-certificate-data: {cert}\n    client-key-data: {key}\n",
          [key], [ca, cert, h]),
         (f"users:\n- name: ci\n  user:\n    token: {token}\n", [token], []),
+        (f"kubeadm join {h}:6443 --token {token} --discovery-token-ca-cert-hash sha256:{g.s(HEX, 64)}", [token], [h]),
         (f"The secret decodes fine: `echo {key} | base64 -d > tls.key`", [key], []),
         (f'{{"kind": "Secret", "data": {{"tls.crt": "{cert}", "tls.key": "{key}"}}}}', [key], [cert]),
         (f"SSH_PRIVATE_KEY_B64={key}", [key], []),

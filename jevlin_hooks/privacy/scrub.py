@@ -125,6 +125,9 @@ _HEX_DIGEST = re.compile(r"^(?:[0-9a-f]{7,12}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]
 _INTEGRITY = re.compile(r"^(?:sha(?:1|256|384|512)[-:][A-Za-z0-9+/=]{20,}|[a-z0-9.\-/]+@sha256:[0-9a-f]{64})$")
 _VERSIONISH = re.compile(r"^v?\d+(?:[._\-]\d+)+(?:[._\-+][A-Za-z0-9.\-]+)?$")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_TRACEPARENT = re.compile(r"^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$")  # W3C trace context
+_NEXT_IS_KEY = re.compile(r"""["'`]?[ \t]*:(?!:)""")
+_SSH_BEFORE = re.compile(r"\b(?:ssh|scp|sftp|rsync|mosh|ssh-copy-id|sshpass|autossh)\b[^\n]*$")
 _VERSION_BEFORE = re.compile(r"(?:version|release|\bver|\bv|\bbuild|\btag|@)[\"'(\[=: \t]*$")
 # api-key, github_token: how a secret store names the secret (super-secret-password is a password)
 _CRED_NAME = re.compile(r"^[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*[-_.](?:key|token)(?:[-_.][a-z0-9]+)*$")
@@ -136,7 +139,7 @@ _ARTIFACT = re.compile(r"^[a-z][a-z0-9\-]*-\d+(?:\.\d+)+$")  # jjwt-jackson-0.11
 CHECK_LIMIT = 4096
 
 
-def _placeholder(value: str) -> bool:
+def _placeholder(value: str, code: bool = True) -> bool:
     v = value[:CHECK_LIMIT].strip().strip("\"'`")
     if len(v) < 4 or _ARTIFACT.match(v) or v.endswith(":") or _ascending_run(v) >= 10:
         return True  # ...0123456789, abcdefghij...: a fixture, not a credential
@@ -153,9 +156,40 @@ def _placeholder(value: str) -> bool:
         return True
     if len(set(low) - set("*x.-_ ")) == 0 or len(set(low)) == 1:
         return True
-    if _IDENT_PATH.match(v) or _SNAKE.match(v):
+    if code and _IDENT_PATH.match(v) and not _random_dotted(v) or _SNAKE.match(v):
         return True  # config.token, self.api_key, called_with, ACCESS_TOKEN: code, not a value
     return v.startswith("//") or "::" in v
+
+
+def _pem64_private(value: str) -> bool:
+    """Whether base64 text starting with LS0tLS1CRUdJTi (-----BEGIN) begins a private key; a
+    base64 certificate or public key is public."""
+    try:
+        head = base64.b64decode("".join(value[:120].split())[:80])
+    except ValueError:
+        return False
+    return b"PRIVATE KEY" in head
+
+
+def _random_dotted(v: str) -> bool:
+    """Dotted like code, but random: k3x9pq.9f8e7d6c5b4a3x2w (a kubeadm token), Qb9sM6.ET3 (a
+    password with a dot). X25519.KeyPair, kVK_Return.u16, jetbrains.mps.v8_elimination are code."""
+    if sum(c.isdigit() for c in v) < 2:
+        return False
+    for p in v.split("."):
+        if _DIGIT_LETTER.search(p):
+            return True
+        digits = sum(c.isdigit() for c in p)
+        if len(p) >= 10 and digits >= 2 and (digits >= 4 or p.lower() != p and p.upper() != p):
+            return True
+    return False
+
+
+_DIGIT_LETTER = re.compile(r"[0-9][A-Za-z]")
+
+
+def _case_switches(s: str) -> int:
+    return sum(1 for a, b in zip(s, s[1:], strict=False) if a.isupper() != b.isupper() and a.isalpha() and b.isalpha())
 
 
 def _entropy(s: str) -> float:
@@ -187,7 +221,7 @@ def _random_looking(value: str) -> bool:
     v = value[:CHECK_LIMIT].strip().strip("\"'`")
     if len(v) < 12 or _placeholder(v):
         return False
-    if _UUID.match(v) or _HEX_DIGEST.match(v) or _INTEGRITY.match(v) or _VERSIONISH.match(v):
+    if _UUID.match(v) or _HEX_DIGEST.match(v) or _INTEGRITY.match(v) or _VERSIONISH.match(v) or _TRACEPARENT.match(v):
         return False
     if "/" in v and v.count("/") >= 2 and not v.endswith("="):
         return False  # a path or URL
@@ -265,8 +299,9 @@ def _entropy_key_ok(key: str) -> bool:
     if any(low == k or low.endswith(("-" + k, "_" + k, "." + k)) for k in _PUBLIC_RANDOM_KEYS):
         # encrypted_data, certificate-authority-data: public or ciphertext; but client-key-data,
         # secret_data, token-data name what they hold
-        return low.endswith(("signature", "publickey", "public_key", "publictoken", "public_token")) or \
-            not any(w in low for w in ("key", "secret", "token", "pass", "pwd", "cred"))
+        if low.endswith(("signature", "publickey", "public_key", "publictoken", "public_token", "etag")):
+            return False
+        return any(w in low for w in ("key", "secret", "token", "pass", "pwd", "cred"))
     return True
 
 
@@ -310,6 +345,8 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
             return False
         if m is not None and rule.name == "credential-assignment" and " " in (m.group(4) or ""):
             return False  # KEY=`some command`: command substitution, not a value
+        if _NEXT_IS_KEY.match(text, end) and not text.startswith(("://", ":/"), end) and text[start - 1:start] in "\"'`":
+            return False  # "kind": "Secret", "data": {...}: the next key of an object, not this one's value
         return not _placeholder(value)
     if kind == "entropy":
         return _random_looking(value) and (m is None or _entropy_key_ok(m.group(1) or ""))
@@ -326,7 +363,7 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         return not _placeholder(cred) and not cred.startswith(("$", "{", "..."))
     if kind == "prose":
         v = value.rstrip(".:!?)")
-        if _placeholder(v) or v.lower() in _STOPWORDS or _IDENT_PATH.match(v) or _SNAKE.match(v) or "/" in v:
+        if _placeholder(v) or v.lower() in _STOPWORDS or _SNAKE.match(v) or "/" in v:
             return False
         has_digit = any(c.isdigit() for c in v)
         has_symbol = any(not c.isalnum() for c in v)
@@ -350,7 +387,10 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         body = value.split("_", 1)[-1] if "_" in value[:8] else value
         if start > 0 and text[start - 1] == ".":
             return False  # video_box.ico-7a38....png: part of a dotted file or host name
-        return _shaped(body) and (any(c.isdigit() for c in body) or len(body) >= 40)
+        # no digit: a random body is still mixed case all through (dckr_pat_viHyZdcTMsgvoYE__rYSOu),
+        # where code is words (s.AcceptanceTimeoutSeconds)
+        return _shaped(body) and (any(c.isdigit() for c in body) or len(body) >= 40
+                                  or len(body) >= 20 and "_" in value[:10] and _case_switches(body) >= 8)
     if kind == "userpass":
         user, _, password = value.replace('"', "").partition(":")
         if not password:  # an API key given as the user name (curl -u "KEY:")
@@ -377,16 +417,15 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         i = start
         while i > 0 and start - i < 256 and not text[i - 1].isspace() and text[i - 1] not in "\"'<>(`":
             i -= 1
-        return "://" not in text[i:start]  # scheme://user@host or scheme://user:pass@host: a URL
+        if "://" in text[i:start]:
+            return False  # scheme://user@host or scheme://user:pass@host: a URL
+        # ssh deploy@host, scp f root@host:/tmp: an account on a host, not a mailbox
+        return not _SSH_BEFORE.search(text, max(0, start - 120), start)
     if kind == "aws40":
         return (any(c.isdigit() for c in value) and any(c.isupper() for c in value) and any(c.islower() for c in value)
                 and _entropy(value) >= 4.0 and not looks_fake(value))
     if kind == "pem64":
-        try:
-            head = base64.b64decode(value[:96].replace("\n", "").replace("\r", "").replace(" ", "")[:80])
-        except ValueError:
-            return False
-        return b"PRIVATE KEY" in head
+        return _pem64_private(value)
     if kind == "phone":
         return _phone(value, text, start, lower)
     if kind == "card":
@@ -448,7 +487,8 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True) -> list[F
                 out.append(Finding(rule.name, s, e))
                 continue
             value = text[s:e]
-            if c.secret and looks_fake(value, text, e):
+            if c.secret and (looks_fake(value, text, e) or value.startswith("LS0tLS1CRUdJTi") and not _pem64_private(value)
+                             and rule.name != "kubernetes-secret-data"):
                 continue
             if rule.near and not _near(lower, s, rule.near):
                 continue
@@ -658,7 +698,7 @@ def _phone(value: str, text: str, start: int, lower: str) -> bool:
             return False
         groups = [g for g in re.split(r"[ .\-()]+", value[1:]) if g]
         # +1.2.3 or +12.5.1: a version or an offset, not a number someone dials
-        return len(groups) == 1 or max(len(g) for g in groups) >= 3
+        return len(groups) == 1 or len(groups) >= 4 or max(len(g) for g in groups) >= 3
     if value.startswith("0"):
         # national formats look like anything numeric: only after a word that says phone
         return 9 <= digits <= 12 and "." not in value and _near(lower or text.lower(), start, _PHONE_WORDS)
@@ -736,7 +776,7 @@ def _i18n_span(text: str, s: int, e: int) -> tuple[int, int] | None:
         while b > a and text[b - 1] in ".,;:!?":
             b -= 1
         tok = text[a:b]
-        if len(tok) < 6 or _placeholder(tok) or _HOSTLIKE.match(tok) or "://" in tok or tok.count("/") >= 2:
+        if len(tok) < 6 or _placeholder(tok, code=False) or _HOSTLIKE.match(tok) or "://" in tok or tok.count("/") >= 2:
             continue
         if _VERSIONISH.match(tok) or _UUID.match(tok):
             continue
