@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import bisect
+import codecs
 import math
 import re
 from collections import Counter
@@ -46,6 +47,8 @@ class _Compiled:
     groups: tuple[int, ...]
     secret: bool
     needs_match: bool
+    word_start: bool  # the pattern began with \b, checked in Python (see compiled())
+    unicode: bool  # the pattern holds non-ASCII literals (credential words in other scripts)
 
 
 _COMPILED: list[_Compiled] | None = None
@@ -73,16 +76,33 @@ def compiled() -> list[_Compiled]:
                     _BY_KEYWORD.setdefault(k, []).append(i)
         out = []
         for r in RULES:
-            rx = _re2.RE2(r.pattern.encode(), _OPTIONS)
+            pattern, word_start = _split_word_start(r.pattern)
+            rx = _re2.RE2(pattern.encode(), _OPTIONS)
             if not rx.ok():
                 raise re2.error(f"{r.name}: {rx.error()}")
             out.append(_Compiled(r, rx, r.group if isinstance(r.group, tuple) else (r.group,),
-                                 r.category == "secret", r.check in _NEEDS_MATCH))
+                                 r.category == "secret", r.check in _NEEDS_MATCH, word_start, not r.pattern.isascii()))
         _COMPILED = out
     return _COMPILED
 
 
 _NEEDS_MATCH = ("value", "entropy", "entropy32", "yamlblock")
+_ONE_BYTE = "jevlin-one-byte"
+codecs.register_error(_ONE_BYTE, lambda e: ("\x1a" * (e.end - e.start), e.end))  # type: ignore[arg-type]
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _split_word_start(pattern: str) -> tuple[str, bool]:
+    """A leading \b costs RE2 its literal-prefix scan (memchr to the next "ghp_"): 100x slower
+    on text without the prefix. Every such pattern starts with a word character, so the \b means
+    "no word character before", which find() checks itself."""
+    for flags in ("", "(?i)"):
+        if pattern.startswith(flags + "\\b"):
+            rest = pattern[len(flags) + 2:]
+            head = rest[3:] if rest.startswith("(?:") else rest[1:] if rest.startswith("(") else rest
+            if head[:1].isalnum():  # a literal first: RE2 can skip to it (a class it cannot)
+                return flags + rest, True
+    return pattern, False
 
 
 # --- value checks ----------------------------------------------------------------------------
@@ -141,7 +161,7 @@ CHECK_LIMIT = 4096
 
 def _placeholder(value: str, code: bool = True) -> bool:
     v = value[:CHECK_LIMIT].strip().strip("\"'`")
-    if len(v) < 4 or _ARTIFACT.match(v) or v.endswith(":") or _ascending_run(v) >= 10:
+    if len(v) < 4 or _ARTIFACT.match(v) or v.endswith(":") or _has_run(v, 10):
         return True  # ...0123456789, abcdefghij...: a fixture, not a credential
     raw = value[:CHECK_LIMIT]
     if " = " in raw or " := " in raw:
@@ -194,19 +214,27 @@ def _case_switches(s: str) -> int:
 
 def _entropy(s: str) -> float:
     n = len(s)
-    counts: dict[str, int] = {}
-    for c in s:
-        counts[c] = counts.get(c, 0) + 1
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values()) if n else 0.0
 
 
-def _ascending_run(s: str) -> int:
-    """The longest counting run (abcdef, 123456), whatever the case."""
-    best = run = 1
-    for a, b in zip(s.lower(), s[1:].lower(), strict=False):
-        run = run + 1 if ord(b) == ord(a) + 1 else 1
-        best = max(best, run)
-    return best
+def _counting_windows(k: int) -> Any:
+    """Every run of ``k`` consecutive code points in printable ASCII, lower-cased: abcdefgh,
+    01234567, ...; one automaton finds any of them in one pass."""
+    low = "".join(chr(c) for c in range(0x20, 0x7F)).lower()
+    words = sorted({low[i:i + k] for i in range(len(low) - k + 1)
+                    if all(ord(b) == ord(a) + 1 for a, b in zip(low[i:i + k], low[i + 1:i + k], strict=False))})
+    return ahocorasick_rs.AhoCorasick(words)
+
+
+_RUN8 = _counting_windows(8)
+_RUN10 = _counting_windows(10)
+
+
+def _has_run(s: str, k: int) -> bool:
+    """Whether ``s`` holds a counting run (abcdefgh, 12345678) of ``k`` (8 or 10), whatever the case."""
+    if len(s) < k:
+        return False
+    return bool((_RUN10 if k == 10 else _RUN8).find_matches_as_indexes(s.lower()))
 
 
 def _shaped(body: str) -> bool:
@@ -214,7 +242,7 @@ def _shaped(body: str) -> bool:
     characters repeated (sntryu_aaaa...). Tokens put their random part last, so the tail is
     what must vary: GR1348941 + 123123123... is a prefix and a pattern."""
     body = body[:CHECK_LIMIT]
-    return _ascending_run(body) < 10 and _entropy(body) >= 3.0 and _entropy(body[-20:]) >= 2.5
+    return not _has_run(body, 10) and _entropy(body) >= 3.0 and _entropy(body[-20:]) >= 2.5
 
 
 def _random_looking(value: str) -> bool:
@@ -234,7 +262,7 @@ def _random_looking(value: str) -> bool:
     if not (has_digit and has_alpha) and not (len(v) >= 30 and any(c.isupper() for c in v) and any(c.islower() for c in v)):
         return False
     # ABCDEFGH..., 0123456789: an alphabet, not a key
-    return _entropy(v) >= 3.3 and _ascending_run(v) < 8
+    return _entropy(v) >= 3.3 and not _has_run(v, 8)
 
 
 # 16 equal lower-case letters are a placeholder (aaaa...). Upper case is left alone: A and Q
@@ -443,9 +471,13 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True) -> list[F
     becomes once its pieces are put back together (see _rejoined)."""
     off = set(disabled)
     rules = compiled()
-    # A lone surrogate (from JSON) becomes one "?": one character stays one character.
-    data = text.encode("utf-8", "replace")
-    pos = _Offsets(data, len(data) == len(text))
+    # Rules with ASCII patterns run on a one-byte-per-character view of the text, where every
+    # non-ASCII character (and a lone surrogate from JSON) is \x1a: byte offsets are character
+    # offsets, and for RE2's ASCII-only \s, \w and \b, and for value classes like [^\s"'], a
+    # non-ASCII character and \x1a are alike. Only rules with non-ASCII literals see UTF-8.
+    ascii_view = text.encode("ascii", _ONE_BYTE)
+    same = _Offsets(ascii_view, True)
+    utf8: tuple[bytes, _Offsets] | None = None
     lower = text.lower()
     # Aho-Corasick, overlapping: every keyword occurrence in one linear pass ("sk_test_" holds
     # both "sk" and "k_test_", which a non-overlapping regex scan would not both report).
@@ -455,12 +487,19 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True) -> list[F
     for k in present:
         selected.update(_BY_KEYWORD.get(k, ()))
     out: list[Finding] = []
-    n = len(data)
     for i in sorted(selected):
         c = rules[i]
         rule = c.rule
         if rule.name in off:
             continue
+        if c.unicode and not text.isascii():
+            if utf8 is None:
+                b = text.encode("utf-8", "replace")
+                utf8 = b, _Offsets(b, False)
+            data, pos = utf8
+        else:
+            data, pos = ascii_view, same
+        n = len(data)
         match = c.rx.Match
         at = 0
         while at <= n:
@@ -468,6 +507,9 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True) -> list[F
             s0, e0 = spans[0]
             if s0 < 0:
                 break
+            if c.word_start and s0 > 0 and data[s0 - 1] in _WORD_BYTES:
+                at = s0 + 1  # where \b would have failed: look again from the next byte
+                continue
             at = e0 if e0 > at else at + 1
             for g in c.groups:
                 s, e = spans[g]
@@ -504,25 +546,38 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True) -> list[F
 # Where a value may have been split: between string literals joined by implicit or explicit
 # concatenation ("abc"\n "def", "abc" + "def"), at a shell line continuation (abc\<newline>def),
 # and at a terminal's hard wrap (a line of exactly 80, 100 or 120 characters running on).
-_TOK = r"A-Za-z0-9+/=_\-.~"
-_JOINTS = (
-    re.compile(rf"(?<=[{_TOK}])([\"'])[ \t]*(?:\+[ \t]*)?(?:\\[ \t]*)?(?:\r?\n[ \t]*(?:\+[ \t]*)?)?\1(?=[{_TOK}])"),
-    re.compile(r"\\\r?\n[ \t]*"),
-    re.compile(rf"(?m)^(?:[^\n]{{79}}|[^\n]{{99}}|[^\n]{{119}})[{_TOK}](\r?\n)(?=[{_TOK}])"),
-)
+_TOKCH = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.~")
+# A quote, what may sit between two pieces of one literal, the same quote: the characters around
+# it are checked in Python (a quote-first pattern lets the scan skip to each quote).
+_STRING_JOINT = re.compile(r"""(["'])[ \t]*(?:\+[ \t]*)?(?:\\[ \t]*)?(?:\r?\n[ \t]*(?:\+[ \t]*)?)?\1""")
+_SHELL_JOINT = re.compile(r"\\\r?\n[ \t]*")
+_WRAP_WIDTHS = (80, 100, 120)
 _JOINT_WINDOW = 320
+
+
+def _joints(text: str) -> list[tuple[int, int]]:
+    cuts: list[tuple[int, int]] = []
+    if '"' in text or "'" in text:
+        for m in _STRING_JOINT.finditer(text):
+            a, b = m.span()
+            if a > 0 and b < len(text) and text[a - 1] in _TOKCH and text[b] in _TOKCH:
+                cuts.append((a, b))
+    if "\\\n" in text or "\\\r\n" in text:
+        cuts.extend(m.span() for m in _SHELL_JOINT.finditer(text))
+    pos = 0
+    for line in text.split("\n"):
+        end = pos + len(line)
+        if len(line) in _WRAP_WIDTHS and line[-1] in _TOKCH and end + 1 < len(text) and text[end + 1] in _TOKCH:
+            cuts.append((end, end + 1))
+        pos = end + 1
+    return cuts
 
 
 def _rejoined(text: str, off: set[str]) -> list[Finding]:
     """Findings that exist only once the pieces of a split value are joined: each joint is cut
     out of a window around it, the window is scanned, and what crosses a joint maps back to the
     original text (covering both pieces and the joint)."""
-    cuts: list[tuple[int, int]] = []
-    for k, rx in enumerate(_JOINTS):
-        if k == 0 and '"' not in text and "'" not in text or k == 1 and "\\\n" not in text and "\\\r\n" not in text:
-            continue
-        for m in rx.finditer(text):
-            cuts.append(m.span(1) if k == 2 else m.span())
+    cuts = _joints(text)
     if not cuts:
         return []
     cuts.sort()
