@@ -32,7 +32,6 @@ from bench.agent_text import generate  # noqa: E402
 from jevlin_hooks.privacy import scrub  # noqa: E402
 
 
-
 def _corpus() -> str:
     """$JEVLIN_CORPUS, else shared/corpus beside the repository or beside a parent of it (a git
     worktree under /work/wt/NAME finds /work/shared)."""
@@ -83,7 +82,7 @@ def evaluate_agent_text(rows: list, scrubber: Callable[[str], str] | None = None
         c = fam[family_of(r.family)]
         c[5] += 1
         fragment = False
-        for kind, values, i in (("secret", r.secrets, 0), ("pii", r.pii, 2)):
+        for values, i in ((r.secrets, 0), (r.pii, 2)):
             for v in values:
                 left = left_of(v, clean, tuple(r.decoys))
                 c[i] += not left

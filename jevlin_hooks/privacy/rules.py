@@ -241,7 +241,7 @@ RULES: tuple[Rule, ...] = (
          ("key", "_id", "id", "sid", "account", "auth", "salt", "hash", "cookie"), (2, 3, 4, 5), "entropy"),
     # --- PII -------------------------------------------------------------------------------------
     Rule("email", "pii", "e-mail addresses (not the user@host of a URL or of a git/scp remote: git@github.com:org/repo stays)",
-         r"\b[A-Za-z0-9._%+\-]{1,64}@[A-Za-z0-9.\-]{1,}\.[A-Za-z]{2,24}\b", ("@",), 0, "email"),
+         r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,24}\b", ("@",), 0, "email"),
     Rule("home-username", "pii", "the user name in home-directory paths (/Users/NAME, /home/NAME, C:\\Users\\NAME), also a name with spaces (C:\\Users\\John Smith\\...); the rest of the path stays",
          r"(?:/[Uu]sers/|/home/|[A-Za-z]:\\{1,2}[Uu]sers\\{1,2})(?:((?:(?:[A-Z][^/\\\s\"'<>:]{0,30}|van|von|de|da|del|der|den|di|du|la|le|dos|das|bin|al|ten|ter) ){1,3}[A-Za-z][^/\\\s\"'<>:]{0,30})[/\\]|([^/\\\s\"'<>:]{1,64}))",
          ("/users/", "/home/", "users\\"), (1, 2), "home"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import bisect
 import codecs
+import functools
 import math
 import re
 from collections import Counter
@@ -51,37 +52,43 @@ class _Compiled:
     unicode: bool  # the pattern holds non-ASCII literals (credential words in other scripts)
 
 
-_COMPILED: list[_Compiled] | None = None
+_COMPILED: list[list[_Compiled]] | None = None
 _GATE: Any = None
 _ALWAYS: list[int] = []  # rules with no keyword: they run on every text
-# Rules with a one-character keyword: a plain `in` test each, since the automaton would report
-# every "." and ":" of a 32 KiB text one by one.
-_SHORT: list[tuple[int, tuple[str, ...]]] = []
 _BY_KEYWORD: dict[str, list[int]] = {}
+_GATE_WORDS: list[str] = []
+_I18N = frozenset(w for r in RULES if r.check == "i18n" for w in r.keywords)
+# Keywords that occur all over ordinary text ("." and ":", "id", "key", "token"): a plain `in`
+# test each, since the automaton would report every one of their thousands of occurrences.
+_COMMON = frozenset(
+    {k for r in RULES for k in r.keywords if k.isascii() and len(k) <= 2 and k not in _I18N}
+    | {"key", "user", "token", "auth", "account", "://", "_id", "pass", "secret", "aws", "sig", "pat"})
 
 
-def compiled() -> list[_Compiled]:
-    """Each rule compiled once for UTF-8 bytes, and the keyword automaton."""
+def compiled() -> list[list[_Compiled]]:
+    """Each rule's patterns (one per vendor prefix, see _alternatives), compiled once for bytes,
+    and the keyword automaton."""
     global _COMPILED, _GATE
     if _COMPILED is None:
-        words = sorted({k for r in RULES for k in r.keywords if len(k) > 1}, key=len, reverse=True)
+        words = sorted({k for r in RULES for k in r.keywords if k not in _COMMON}, key=len, reverse=True)
+        _GATE_WORDS[:] = words
         _GATE = ahocorasick_rs.AhoCorasick(words, matchkind=ahocorasick_rs.MATCHKIND_STANDARD)
         for i, r in enumerate(RULES):
             if not r.keywords:
                 _ALWAYS.append(i)
-            elif any(len(k) == 1 for k in r.keywords):
-                _SHORT.append((i, r.keywords))
-            else:
-                for k in r.keywords:
-                    _BY_KEYWORD.setdefault(k, []).append(i)
-        out = []
+            for k in r.keywords:
+                _BY_KEYWORD.setdefault(k, []).append(i)
+        out: list[list[_Compiled]] = []
         for r in RULES:
-            pattern, word_start = _split_word_start(r.pattern)
-            rx = _re2.RE2(pattern.encode(), _OPTIONS)
-            if not rx.ok():
-                raise re2.error(f"{r.name}: {rx.error()}")
-            out.append(_Compiled(r, rx, r.group if isinstance(r.group, tuple) else (r.group,),
-                                 r.category == "secret", r.check in _NEEDS_MATCH, word_start, not r.pattern.isascii()))
+            groups = r.group if isinstance(r.group, tuple) else (r.group,)
+            out.append([])
+            for part in _alternatives(r.pattern) if r.group == 0 else [r.pattern]:
+                pattern, word_start = _split_word_start(part)
+                rx = _re2.RE2(pattern.encode(), _OPTIONS)
+                if not rx.ok():
+                    raise re2.error(f"{r.name}: {rx.error()}")
+                out[-1].append(_Compiled(r, rx, groups, r.category == "secret", r.check in _NEEDS_MATCH, word_start,
+                                         not r.pattern.isascii()))
         _COMPILED = out
     return _COMPILED
 
@@ -90,6 +97,45 @@ _NEEDS_MATCH = ("value", "entropy", "entropy32", "yamlblock")
 _ONE_BYTE = "jevlin-one-byte"
 codecs.register_error(_ONE_BYTE, lambda e: ("\x1a" * (e.end - e.start), e.end))  # type: ignore[arg-type]
 _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """``\\b(?:ghp_...|gho_...)\\b`` as one pattern per alternative: RE2 skips ahead (memchr) only
+    to a literal every match starts with, so each vendor prefix gets its own pattern. Only for
+    patterns without capture groups (group 0), whose matches do not depend on the split."""
+    flags = "(?i)" if pattern.startswith("(?i)") else ""
+    body = pattern[len(flags):]
+    lead = "\\b" if body.startswith("\\b") else ""
+    body = body[len(lead):]
+    if not body.startswith("(?:"):
+        return [pattern]
+    depth, parts, start, i, in_class = 0, [], 3, 0, False
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                parts.append(body[start:i])
+                rest = body[i + 1:]
+                break
+        elif ch == "|" and depth == 1:
+            parts.append(body[start:i])
+            start = i + 1
+        i += 1
+    else:
+        return [pattern]
+    if len(parts) < 2 or "|" in rest.replace("\\|", ""):
+        return [pattern]
+    return [flags + lead + part + rest for part in parts]
 
 
 def _split_word_start(pattern: str) -> tuple[str, bool]:
@@ -245,24 +291,36 @@ def _shaped(body: str) -> bool:
     return not _has_run(body, 10) and _entropy(body) >= 3.0 and _entropy(body[-20:]) >= 2.5
 
 
+def _random_looking_cached(value: str) -> bool:
+    """The same value is often checked twice (quoted-high-entropy and generic-high-entropy both
+    see `session_id=...`), and log lines repeat ids. Long values are not kept (memory)."""
+    return _random_looking_memo(value) if len(value) <= 256 else _random_looking(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _random_looking_memo(value: str) -> bool:
+    return _random_looking(value)
+
+
 def _random_looking(value: str) -> bool:
     v = value[:CHECK_LIMIT].strip().strip("\"'`")
-    if len(v) < 12 or _placeholder(v):
+    # cheap shape tests first: most candidates are digests, ids, paths and names
+    if len(v) < 12 or " " in v:
         return False
     if _UUID.match(v) or _HEX_DIGEST.match(v) or _INTEGRITY.match(v) or _VERSIONISH.match(v) or _TRACEPARENT.match(v):
         return False
     if "/" in v and v.count("/") >= 2 and not v.endswith("="):
         return False  # a path or URL
-    if " " in v or _WORDY.match(v):
-        return False  # words joined by separators: an identifier, a file or host name
     if v.count(".") >= 2 and not any(c in v for c in "+/=_"):
         return False  # a host name or dotted identifier
     has_digit = any(c.isdigit() for c in v)
     has_alpha = any(c.isalpha() for c in v)
     if not (has_digit and has_alpha) and not (len(v) >= 30 and any(c.isupper() for c in v) and any(c.islower() for c in v)):
         return False
+    if _entropy(v) < 3.3 or _WORDY.match(v):
+        return False  # words joined by separators: an identifier, a file or host name
     # ABCDEFGH..., 0123456789: an alphabet, not a key
-    return _entropy(v) >= 3.3 and not _has_run(v, 8)
+    return not _has_run(v, 8) and not _placeholder(v)
 
 
 # 16 equal lower-case letters are a placeholder (aaaa...). Upper case is left alone: A and Q
@@ -377,12 +435,14 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
             return False  # "kind": "Secret", "data": {...}: the next key of an object, not this one's value
         return not _placeholder(value)
     if kind == "entropy":
-        return _random_looking(value) and (m is None or _entropy_key_ok(m.group(1) or ""))
+        return _random_looking_cached(value) and (m is None or _entropy_key_ok(m.group(1) or ""))
     if kind == "entropy32":
+        if len(value) < 32 or value.isdigit() or value.isalpha():
+            return False
         quoted = start > 0 and text[start - 1] in "\"'`"
         if not quoted and m is not None and _CAMEL.search(m.group(1) or "") and "=" in text[m.end(1):start]:
             return False  # sumOfExposures = 3Kof...: code, where a secret would be a string literal
-        return (len(value) >= 32 and _random_looking(value) and _entropy(value) >= 3.6
+        return (_random_looking_cached(value) and _entropy(value) >= 3.6
                 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
                 and (m is None or _entropy_key_ok(m.group(1) or "")))
     if kind == "authz":
@@ -476,68 +536,28 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True) -> list[F
     # offsets, and for RE2's ASCII-only \s, \w and \b, and for value classes like [^\s"'], a
     # non-ASCII character and \x1a are alike. Only rules with non-ASCII literals see UTF-8.
     ascii_view = text.encode("ascii", _ONE_BYTE)
-    same = _Offsets(ascii_view, True)
-    utf8: tuple[bytes, _Offsets] | None = None
     lower = text.lower()
     # Aho-Corasick, overlapping: every keyword occurrence in one linear pass ("sk_test_" holds
     # both "sk" and "k_test_", which a non-overlapping regex scan would not both report).
-    present = set(_GATE.find_matches_as_strings(lower, overlapping=True))
+    hits = _GATE.find_matches_as_indexes(lower, overlapping=True)
+    present = {_GATE_WORDS[k] for k, _, _ in hits}
+    present.update(k for k in _COMMON if k in lower)
     selected = set(_ALWAYS)
-    selected.update(i for i, words in _SHORT if any(w in lower for w in words))
     for k in present:
         selected.update(_BY_KEYWORD.get(k, ()))
     out: list[Finding] = []
+    utf8s: list[tuple[bytes, _Offsets]] = []
     for i in sorted(selected):
-        c = rules[i]
-        rule = c.rule
+        rule = RULES[i]
         if rule.name in off:
             continue
-        if c.unicode and not text.isascii():
-            if utf8 is None:
-                b = text.encode("utf-8", "replace")
-                utf8 = b, _Offsets(b, False)
-            data, pos = utf8
-        else:
-            data, pos = ascii_view, same
-        n = len(data)
-        match = c.rx.Match
-        at = 0
-        while at <= n:
-            spans = match(_UNANCHORED, data, at, n)
-            s0, e0 = spans[0]
-            if s0 < 0:
-                break
-            if c.word_start and s0 > 0 and data[s0 - 1] in _WORD_BYTES:
-                at = s0 + 1  # where \b would have failed: look again from the next byte
-                continue
-            at = e0 if e0 > at else at + 1
-            for g in c.groups:
-                s, e = spans[g]
-                if e > s:
-                    break
-            else:
-                continue
-            if not pos.ascii:
-                s, e = pos.char(s), pos.char(e)
-            if rule.check in _SPAN_HOOKS:
-                span = _span_hook(rule.check, text, s, e, _Groups(spans, text, pos))
-                if span is None:
-                    continue
-                s, e = span
-                if c.secret and looks_fake(text[s:e], text, e):
-                    continue
-                out.append(Finding(rule.name, s, e))
-                continue
-            value = text[s:e]
-            if c.secret and (looks_fake(value, text, e) or value.startswith("LS0tLS1CRUdJTi") and not _pem64_private(value)
-                             and rule.name != "kubernetes-secret-data"):
-                continue
-            if rule.near and not _near(lower, s, rule.near):
-                continue
-            if rule.check and not _check(rule, value, text, s, e,
-                                         _Groups(spans, text, pos) if c.needs_match else None, lower):
-                continue
-            out.append(Finding(rule.name, s, e))
+        if rule.check == "i18n" and len(lower) == len(text):
+            # The gate already found every credential word: no need for RE2 to look again
+            # (with Unicode case folding, the slowest rule).
+            out.extend(_i18n_findings(rule.name, text, lower, hits))
+            continue
+        for c in rules[i]:
+            _run(c, text, lower, ascii_view, utf8s, out)
     if joints:
         out.extend(_rejoined(text, off))
     return out
@@ -552,7 +572,8 @@ _TOKCH = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234567
 _STRING_JOINT = re.compile(r"""(["'])[ \t]*(?:\+[ \t]*)?(?:\\[ \t]*)?(?:\r?\n[ \t]*(?:\+[ \t]*)?)?\1""")
 _SHELL_JOINT = re.compile(r"\\\r?\n[ \t]*")
 _WRAP_WIDTHS = (80, 100, 120)
-_JOINT_WINDOW = 320
+_JOINT_WINDOW = 256
+_PII_RULES = frozenset(r.name for r in RULES if r.category == "pii")  # a phone number is not split in two
 
 
 def _joints(text: str) -> list[tuple[int, int]]:
@@ -606,11 +627,63 @@ def _rejoined(text: str, off: set[str]) -> list[Finding]:
             k = bisect.bisect_right(marks, (jpos, 1 << 62)) - 1
             return w0 + jpos + (marks[k][1] if k >= 0 else 0)
 
-        for f in find(joined, off, joints=False):
+        for f in find(joined, off | _PII_RULES, joints=False):
             if any(f.start < jp < f.end for jp, _ in marks):
                 out.append(Finding(f.rule, orig(f.start), orig(f.end - 1) + 1))
         i = j + 1
     return out
+
+
+def _run(c: _Compiled, text: str, lower: str, ascii_view: bytes, utf8s: list[tuple[bytes, _Offsets]],
+         out: list[Finding]) -> None:
+    """One compiled pattern over the text, each match checked; findings appended to ``out``."""
+    rule = c.rule
+    if c.unicode and not text.isascii():
+        if not utf8s:
+            b = text.encode("utf-8", "replace")
+            utf8s.append((b, _Offsets(b, False)))
+        data, pos = utf8s[0]
+    else:
+        data, pos = ascii_view, _Offsets(ascii_view, True)
+    n = len(data)
+    match = c.rx.Match
+    at = 0
+    while at <= n:
+        spans = match(_UNANCHORED, data, at, n)
+        s0, e0 = spans[0]
+        if s0 < 0:
+            break
+        if c.word_start and s0 > 0 and data[s0 - 1] in _WORD_BYTES:
+            at = s0 + 1  # where \b would have failed: look again from the next byte
+            continue
+        at = e0 if e0 > at else at + 1
+        for g in c.groups:
+            s, e = spans[g]
+            if e > s:
+                break
+        else:
+            continue
+        if not pos.ascii:
+            s, e = pos.char(s), pos.char(e)
+        if rule.check in _SPAN_HOOKS:
+            span = _span_hook(rule.check, text, s, e, _Groups(spans, text, pos))
+            if span is None:
+                continue
+            s, e = span
+            if c.secret and looks_fake(text[s:e], text, e):
+                continue
+            out.append(Finding(rule.name, s, e))
+            continue
+        value = text[s:e]
+        if c.secret and (looks_fake(value, text, e) or value.startswith("LS0tLS1CRUdJTi") and not _pem64_private(value)
+                         and rule.name != "kubernetes-secret-data"):
+            continue
+        if rule.near and not _near(lower, s, rule.near):
+            continue
+        if rule.check and not _check(rule, value, text, s, e,
+                                     _Groups(spans, text, pos) if c.needs_match else None, lower):
+            continue
+        out.append(Finding(rule.name, s, e))
 
 
 def _near(lower: str, start: int, words: tuple[str, ...]) -> bool:
@@ -842,6 +915,26 @@ def _i18n_span(text: str, s: int, e: int) -> tuple[int, int] | None:
         if (has_digit and has_alpha) or (has_symbol and (has_digit or mixed)) or (mixed and len(tok) >= 12):
             return a, b
     return None
+
+
+def _i18n_findings(name: str, text: str, lower: str, hits: list[tuple[int, int, int]]) -> list[Finding]:
+    out = []
+    n = len(text)
+    for k, s, e in hits:
+        word = _GATE_WORDS[k]
+        if word not in _I18N:
+            continue
+        if word.isascii():
+            # a word in Latin letters stands alone (mdp and clave hide inside base64)
+            if s > 0 and (lower[s - 1].isascii() and (lower[s - 1].isalnum() or lower[s - 1] == "_")):
+                continue
+            if e < n and lower[e].isascii() and lower[e].isalnum():
+                continue
+        end = text.find("\n", e, e + 64)
+        span = _i18n_span(text, e, end if end >= 0 else min(n, e + 64))
+        if span is not None and not looks_fake(text[span[0]:span[1]], text, span[1]):
+            out.append(Finding(name, span[0], span[1]))
+    return out
 
 
 def _yaml_block_span(text: str, s: int, e: int, indent: int) -> tuple[int, int] | None:
