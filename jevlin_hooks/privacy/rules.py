@@ -73,7 +73,7 @@ RULES: tuple[Rule, ...] = (
          ("authorization",), 1, "authz"),
     Rule("bearer-token", "secret", "Bearer tokens outside an Authorization header", r"(?i)\bbearer[ \t]+([A-Za-z0-9._~+/=\-]{12,})", ("bearer",), 1),
     Rule("api-header", "secret", "credential-carrying HTTP headers: X-Api-Key, Api-Token, X-Auth-Token, PRIVATE-TOKEN, ...",
-         r"(?i)\b(?:x-)?(?:api[-_]?(?:key|token)|auth[-_]?token|access[-_]?token|private-token|x-vault-token|x-goog-api-key)[\"']?\s*:\s*[\"']?([^\s\"'\\$]{6,})",
+         r"(?i)(?:^|[^/A-Za-z0-9_\-])(?:x-)?(?:api[-_]?(?:key|token)|auth[-_]?token|access[-_]?token|private-token|x-vault-token|x-goog-api-key)[\"']?[ \t]*:[ \t]*[\"']?([^\s\"'\\$]{6,})",
          ("key", "token"), 1),
     Rule("basic-auth-flag", "secret", "credentials given to curl/wget/httpie (-u user:pass, --user, --password)",
          r"(?:\s-u\s*|--user[\s=]+|--proxy-user[\s=]+|--http-user[\s=]+)(?:\"([^\"\r\n]*\"?:\"?[^\"\r\n]*)\"|'([^'\r\n]*:[^'\r\n]*)'|([^\s\"']*:[^\s\"']*))",

@@ -191,6 +191,7 @@ _HEX_DIGEST = re.compile(r"^(?:[0-9a-f]{7,12}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]
 _INTEGRITY = re.compile(r"^(?:sha(?:1|256|384|512)[-:][A-Za-z0-9+/=]{20,}|[a-z0-9.\-/]+@sha256:[0-9a-f]{64})$")
 _VERSIONISH = re.compile(r"^v?\d+(?:[._\-]\d+)+(?:[._\-+][A-Za-z0-9.\-]+)?$")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_AUTH_SCHEMES = frozenset(("bearer", "basic", "token", "digest", "apikey", "api-key", "negotiate", "ntlm"))
 _TRACEPARENT = re.compile(r"^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$")  # W3C trace context
 _NEXT_IS_KEY = re.compile(r"""["'`]?[ \t]*:(?!:)""")
 _SSH_BEFORE = re.compile(r"\b(?:ssh|scp|sftp|rsync|mosh|ssh-copy-id|sshpass|autossh)\b[^\n]*$")
@@ -235,6 +236,14 @@ def _pem64_private(value: str) -> bool:
     except ValueError:
         return False
     return b"PRIVATE KEY" in head
+
+
+def _in_url(text: str, start: int) -> bool:
+    """Whether ``start`` is inside the scheme://... of a URL (in the same word)."""
+    i = start
+    while i > 0 and start - i < 256 and not text[i - 1].isspace() and text[i - 1] not in "\"'<>(`":
+        i -= 1
+    return "://" in text[i:start]
 
 
 def _random_dotted(v: str) -> bool:
@@ -426,6 +435,8 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
     if kind == "value":
         if end < len(text) and text[end] == "(":
             return False  # get_token(): a call, not a value
+        if "@" in value and _in_url(text, start):
+            return False  # https://x-access-token:PASS@host: url-credentials takes the password alone
         if m is not None and rule.name in ("credential-assignment", "credential-xml") and m.group(1) \
                 and not _key_ok(m.group(1)):
             return False
@@ -448,6 +459,8 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
     if kind == "authz":
         parts = value.split(None, 1)
         cred = parts[1] if len(parts) == 2 else parts[0]
+        if len(parts) == 1 and cred.lower() in _AUTH_SCHEMES:
+            return False  # "Authorization: Bearer" and the credential on another line, or none
         return not _placeholder(cred) and not cred.startswith(("$", "{", "..."))
     if kind == "prose":
         v = value.rstrip(".:!?)")
@@ -502,10 +515,7 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
     if kind == "email":
         if text.startswith(":", end) and not text.startswith((": ", ":\t", ":\n"), end):
             return False  # git@github.com:org/repo.git, user@host:path: an scp-style remote
-        i = start
-        while i > 0 and start - i < 256 and not text[i - 1].isspace() and text[i - 1] not in "\"'<>(`":
-            i -= 1
-        if "://" in text[i:start]:
+        if _in_url(text, start):
             return False  # scheme://user@host or scheme://user:pass@host: a URL
         # ssh deploy@host, scp f root@host:/tmp: an account on a host, not a mailbox
         return not _SSH_BEFORE.search(text, max(0, start - 120), start)
@@ -904,16 +914,19 @@ def _i18n_span(text: str, s: int, e: int) -> tuple[int, int] | None:
         while b > a and text[b - 1] in ".,;:!?":
             b -= 1
         tok = text[a:b]
-        if len(tok) < 6 or _placeholder(tok, code=False) or _HOSTLIKE.match(tok) or "://" in tok or tok.count("/") >= 2:
+        if len(tok) < 6 or tok.isalpha() and (tok.islower() or tok.istitle() or len(tok) < 12):
+            continue  # a plain word (the cheap test first: prose is full of them)
+        has_digit = any(c.isdigit() for c in tok)
+        has_alpha = any(c.isalpha() for c in tok)
+        has_symbol = not tok.isalnum()
+        mixed = any(c.isupper() for c in tok[1:]) and any(c.islower() for c in tok)
+        if not ((has_digit and has_alpha) or (has_symbol and (has_digit or mixed)) or (mixed and len(tok) >= 12)):
+            continue
+        if _placeholder(tok, code=False) or _HOSTLIKE.match(tok) or "://" in tok or tok.count("/") >= 2:
             continue
         if _VERSIONISH.match(tok) or _UUID.match(tok):
             continue
-        has_digit = any(c.isdigit() for c in tok)
-        has_alpha = any(c.isalpha() for c in tok)
-        has_symbol = any(not c.isalnum() for c in tok)
-        mixed = any(c.isupper() for c in tok[1:]) and any(c.islower() for c in tok)
-        if (has_digit and has_alpha) or (has_symbol and (has_digit or mixed)) or (mixed and len(tok) >= 12):
-            return a, b
+        return a, b
     return None
 
 
@@ -937,11 +950,14 @@ def _i18n_findings(name: str, text: str, lower: str, hits: list[tuple[int, int, 
     return out
 
 
+_YAML_BLOCK_LIMIT = 8 * 1024
+
+
 def _yaml_block_span(text: str, s: int, e: int, indent: int) -> tuple[int, int] | None:
     """The lines under `key: |` / `key: >-` that are indented deeper than the key."""
     pos = e
     first = last = -1
-    n = len(text)
+    n = min(len(text), e + _YAML_BLOCK_LIMIT)  # bounded: nested blocks cannot make this quadratic
     while pos < n:
         nl = text.find("\n", pos)
         line_end = n if nl < 0 else nl
