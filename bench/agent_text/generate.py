@@ -267,12 +267,14 @@ I18N = [
     ("fr", ["le mot de passe est {v}", "Mot de passe : {v}", "mdp={v}", "la clé API est {v}", "voici le jeton : {v}"]),
     ("es", ["la contraseña es {v}", "Contraseña: {v}", "contraseña={v}", "la clave secreta es {v}", "el token de acceso es {v}"]),
     ("pt", ["a senha é {v}", "Senha: {v}", "senha={v}", "a chave da API é {v}", "minha senha do banco é {v}"]),
-    ("it", ["la password è {v}", "Password: {v}", "la chiave segreta è {v}", "chiave API: {v}", "la parola d'ordine è {v}"]),
+    ("it", ["la password è {v}", "Password: {v}", "la chiave segreta è {v}", "chiave API: {v}", "la parola d'ordine è {v}",
+            "la password del database è {v}"]),
     ("nl", ["het wachtwoord is {v}", "Wachtwoord: {v}", "wachtwoord={v}", "de API-sleutel is {v}", "geheime sleutel: {v}"]),
-    ("ru", ["пароль: {v}", "Пароль — {v}", "пароль={v}", "секретный ключ: {v}", "мой пароль от базы {v}", "токен доступа: {v}"]),
-    ("pl", ["hasło to {v}", "Hasło: {v}", "hasło={v}", "klucz API: {v}", "tajny klucz to {v}"]),
+    ("ru", ["пароль: {v}", "Пароль — {v}", "пароль={v}", "секретный ключ: {v}", "мой пароль от базы {v}", "токен доступа: {v}",
+            "для пароля используй {v}"]),
+    ("pl", ["hasło to {v}", "Hasło: {v}", "hasło={v}", "klucz API: {v}", "tajny klucz to {v}", "użyj hasła {v}"]),
     ("tr", ["şifre: {v}", "Şifre {v}", "parola={v}", "API anahtarı: {v}", "gizli anahtar {v}"]),
-    ("zh", ["密码是{v}", "密码：{v}", "数据库密码: {v}", "密钥是 {v}", "API密钥：{v}", "访问令牌：{v}"]),
+    ("zh", ["密码是{v}", "密码：{v}", "数据库密码: {v}", "密钥是 {v}", "API密钥：{v}", "访问令牌：{v}", "資料庫密碼是 {v}"]),
     ("ja", ["パスワードは{v}です", "パスワード：{v}", "APIキー: {v}", "秘密鍵は {v} です", "トークン：{v}"]),
     ("ko", ["비밀번호는 {v}입니다", "비밀번호: {v}", "API 키: {v}", "암호는 {v} 입니다", "토큰: {v}"]),
 ]
@@ -407,7 +409,8 @@ def phone(g: Gen) -> str:
         f"+33 6 {d(2)} {d(2)} {d(2)} {d(2)}", f"+34 6{d(2)} {d(3)} {d(3)}", f"+81 90-{d(4)}-{d(4)}",
         f"+86 138 {d(4)} {d(4)}", f"+7 916 {d(3)}-{d(2)}-{d(2)}", f"+{g.r.randint(30, 49)}{d(9)}",
         f"+1{g.r.randint(201, 989)}{g.r.randint(200, 999)}{d(4)}", f"06 {d(2)} {d(2)} {d(2)} {d(2)}",
-        f"0{g.r.randint(151, 179)} {d(7)}", f"+31 6 {d(8)}", f"+48 {d(3)} {d(3)} {d(3)}",
+        f"0{g.r.randint(151, 179)} {d(7)}", f"+31 6 {d(8)}", f"+48 {d(3)} {d(3)} {d(3)}", f"020 7{d(3)} {d(4)}",
+        f"({g.r.randint(201, 989)}) {g.r.randint(200, 999)} {d(4)}", f"0{g.r.randint(30, 89)}-{d(7)}",
     ])
 
 
@@ -440,7 +443,8 @@ def pii(g: Gen) -> Row:
     if kind == "phone":
         v = phone(g)
         text = g.pick([f"Customer callback number: {v}", f"call me at {v} if the deploy breaks",
-                       f"Kontakt: Tel. {v}", f"on-call phone {v} (pager fallback)", f"WhatsApp {v}"])
+                       f"Kontakt: Tel. {v}", f"on-call phone {v} (pager fallback)", f"WhatsApp {v}",
+                       f"ring the DBA on {v}", f"mobile: {v}", f"téléphone : {v}", f"电话：{v}"])
     elif kind == "card":
         v = card(g)
         text = g.pick([f"The failing payment used card {v} exp 04/29", f"test with {v} in the checkout form",
@@ -455,7 +459,9 @@ def pii(g: Gen) -> Row:
                        f"SSN {v} appears in the fixture"])
     else:
         v = f"{g.pick(FIRST)} {g.pick(LAST)}"
-        path = g.pick([f"C:\\Users\\{v}\\AppData\\Local\\Temp\\build.log", f"/Users/{v}/Projects/app/src/main.ts",
+        v = v.lower() if g.r.random() < 0.2 else v
+        path = g.pick([f"C:\\Users\\{v}\\AppData\\Local\\Temp\\build.log",
+                       f"/Users/{v}/Projects/app/src/main.ts" if v[0].isupper() else f"C:\\Users\\{v}\\Desktop\\main.ts",
                        f'"C:\\\\Users\\\\{v}\\\\source\\\\repos\\\\api"'])
         text = f"The stack trace points at {path}"
         decoys = ["AppData" if "AppData" in path else "main.ts" if "main.ts" in path else "repos"]

@@ -49,13 +49,27 @@ _CMD_VALUE = r"""(?:'([^'\r\n]+)'|"([^"\r\n]+)"|([^\s'"`;|&<>()]+))"""
 # Credential words in the user's language (lower case: the keyword gate sees lower-cased text).
 # English ones are the other rules' job; "password" joins only where another language's verb follows.
 _I18N_WORDS = (
-    "passwort", "kennwort", "zugangsdaten", "schlüssel", "mot de passe", "mdp", "clé", "jeton", "contraseña", "clave",
-    "senha", "palavra-passe", "chave", "password è", "password é", "password ist", "password est", "password es",
-    "chiave", "parola d'ordine", "wachtwoord", "sleutel", "пароль", "ключ", "токен", "секрет", "hasło", "klucz",
-    "şifre", "parola", "anahtar", "密码", "密钥", "秘钥", "口令", "令牌", "パスワード", "暗証番号", "秘密鍵", "キー",
-    "トークン", "シークレット", "비밀번호", "암호", "패스워드", "키", "토큰", "token de", "token d'", "token di", "token do",
-    "token da",
+    # the twelve the issue names
+    "passwort", "kennwort", "zugangsdaten", "schlüssel", "geheime", "geheimnis", "mot de passe", "mdp", "clé", "clef",
+    "jeton", "contraseña", "contrasena", "clave", "secreto", "senha", "palavra-passe", "chave", "chiave", "segreto",
+    "parola d'ordine", "wachtwoord", "sleutel", "парол", "ключ", "токен", "секрет", "hasł", "klucz", "şifre", "parola",
+    "anahtar", "密码", "密碼", "密钥", "密鑰", "秘钥", "金鑰", "口令", "令牌", "パスワード", "暗証番号", "秘密鍵", "キー",
+    "トークン", "シークレット", "비밀번호", "암호", "패스워드", "키", "토큰",
+    # "password" and "token" followed by another language's words
+    "password è", "password é", "password ist", "password est", "password es", "password del", "password della",
+    "password dell'", "password di", "password per", "password do", "password da", "password de", "password van",
+    "password für", "password voor", "token de", "token d'", "token di", "token do", "token da",
+    # a few more languages, as cheap as the others
+    "heslo", "lösenord", "adgangskode", "passord", "salasana", "jelszó", "κωδικός", "סיסמה", "كلمة المرور", "पासवर्ड",
+    "mật khẩu", "kata sandi", "รหัสผ่าน",
 )
+
+_PHONE_WORDS_LATIN = (
+    "phone", "tel", "call", "mobile", "cell", "fax", "whatsapp", "sms", "text me", "ring", "dial", "kontakt", "telefon",
+    "handy", "téléphone", "portable", "teléfono", "móvil", "celular", "telefone", "telemóvel", "telefono", "cellulare",
+    "nummer", "número", "numéro", "numero", "numer",
+)
+_PHONE_WORDS_OTHER = ("телефон", "тел.", "电话", "手机", "電話", "携帯", "전화", "휴대폰")
 
 RULES: tuple[Rule, ...] = (
     # --- private keys and structured credentials -------------------------------------------
@@ -243,11 +257,16 @@ RULES: tuple[Rule, ...] = (
     Rule("email", "pii", "e-mail addresses (not the user@host of a URL or of a git/scp remote: git@github.com:org/repo stays)",
          r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,24}\b", ("@",), 0, "email"),
     Rule("home-username", "pii", "the user name in home-directory paths (/Users/NAME, /home/NAME, C:\\Users\\NAME), also a name with spaces (C:\\Users\\John Smith\\...); the rest of the path stays",
-         r"(?:/[Uu]sers/|/home/|[A-Za-z]:\\{1,2}[Uu]sers\\{1,2})(?:((?:(?:[A-Z][^/\\\s\"'<>:]{0,30}|van|von|de|da|del|der|den|di|du|la|le|dos|das|bin|al|ten|ter) ){1,3}[A-Za-z][^/\\\s\"'<>:]{0,30})[/\\]|([^/\\\s\"'<>:]{1,64}))",
-         ("/users/", "/home/", "users\\"), (1, 2), "home"),
-    Rule("phone-number", "pii", "phone numbers: international (+CC ..., E.164), North American ((415) 555-0132, 415-555-0132) and, after a word like phone, tel, call, mobile, Telefon, téléphone, 电话, national ones (06 12 34 56 78, 0151 1234567); versions, dates, times and IP addresses stay",
-         r"(?:^|[^\w+.\-/:])(\+[1-9][0-9]{0,3}(?:[ .\-]?\(?[0-9]{1,5}\)?){1,6}|\(?[2-9][0-9]{2}\)?[ .\-]?[2-9][0-9]{2}[ .\-][0-9]{4}|0[1-9][0-9]{0,4}(?:[ .\-/]?[0-9]{2,8}){1,5})(?:[^\w.\-:/]|[.\-:/](?:[^0-9]|$)|$)",
+         r"(?:[A-Za-z]:\\{1,2}[Uu]sers\\{1,2}((?:[^/\\\s\"'<>:|*?]{1,30} ){1,3}[^/\\\s\"'<>:|*?]{1,30})\\"
+         r"|(?:/[Uu]sers/|/home/|[A-Za-z]:\\{1,2}[Uu]sers\\{1,2})(?:((?:(?:[A-Z][^/\\\s\"'<>:]{0,30}|van|von|de|da|del|der|den|di|du|la|le|dos|das|bin|al|ten|ter) ){1,3}[A-Za-z][^/\\\s\"'<>:]{0,30})[/\\]|([^/\\\s\"'<>:]{1,64})))",
+         ("/users/", "/home/", "users\\"), (1, 2, 3), "home"),
+    Rule("phone-number", "pii", "phone numbers: international (+CC ..., E.164) and North American ((415) 555-0132, 415-555-0132); versions, dates, times and IP addresses stay",
+         r"(?:^|[^\w+.\-/:])(\+[1-9][0-9]{0,3}(?:[ .\-]?\(?[0-9]{1,5}\)?){1,6}|\(?[2-9][0-9]{2}\)?[ .\-]?[2-9][0-9]{2}[ .\-][0-9]{4})(?:[^\w.\-:/]|[.\-:/](?:[^0-9]|$)|$)",
          (), 1, "phone"),
+    Rule("phone-number-labelled", "pii", "any phone number (national formats too: 06 12 34 56 78, 020 7946 0958, 4155550132) within 24 characters after a word like phone, tel, call, mobile, cell, fax, WhatsApp, Telefon, téléphone, teléfono, телефон, 电话, 電話, 전화",
+         r"(?i)(?:(?:^|[^A-Za-z0-9_])(?:" + "|".join(_PHONE_WORDS_LATIN) + r")(?:[^A-Za-z0-9_]|$)|" + "|".join(_PHONE_WORDS_OTHER)
+         + r")[^0-9+\n]{0,24}(\+?\(?[0-9][0-9 ().\-/]{5,20}[0-9])(?:[^0-9A-Za-z_]|$)",
+         (*_PHONE_WORDS_LATIN, *_PHONE_WORDS_OTHER), 1, "phonelabel"),
     Rule("payment-card", "pii", "payment card numbers: 13-19 digits, grouped by spaces or dashes or not at all, Luhn-valid and with a card network's prefix and length",
          r"(?:^|[^\w.\-+/])([0-9]{4}[ \-][0-9]{4}[ \-][0-9]{4}[ \-][0-9]{4}|[0-9]{4}[ \-][0-9]{6}[ \-][0-9]{4,5}|[0-9]{13,19})(?:[^\w.\-/]|[.\-](?:[^0-9]|$)|$)",
          (), 1, "card"),

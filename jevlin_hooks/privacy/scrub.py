@@ -191,6 +191,7 @@ _HEX_DIGEST = re.compile(r"^(?:[0-9a-f]{7,12}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]
 _INTEGRITY = re.compile(r"^(?:sha(?:1|256|384|512)[-:][A-Za-z0-9+/=]{20,}|[a-z0-9.\-/]+@sha256:[0-9a-f]{64})$")
 _VERSIONISH = re.compile(r"^v?\d+(?:[._\-]\d+)+(?:[._\-+][A-Za-z0-9.\-]+)?$")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_DATE_OR_VERSION = re.compile(r"^(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}|\d+\.\d+(?:\.\d+)?)$")
 _AUTH_SCHEMES = frozenset(("bearer", "basic", "token", "digest", "apikey", "api-key", "negotiate", "ntlm"))
 _TRACEPARENT = re.compile(r"^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$")  # W3C trace context
 _NEXT_IS_KEY = re.compile(r"""["'`]?[ \t]*:(?!:)""")
@@ -526,6 +527,11 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         return _pem64_private(value)
     if kind == "phone":
         return _phone(value, text, start, lower)
+    if kind == "phonelabel":
+        digits = sum(c.isdigit() for c in value)
+        if not 7 <= digits <= 15 or _DATE_OR_VERSION.match(value):
+            return False
+        return value.count(".") != 3  # 10.0.0.12: an address
     if kind == "card":
         return _card(value)
     if kind == "ssn":
@@ -561,10 +567,10 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True) -> list[F
         rule = RULES[i]
         if rule.name in off:
             continue
-        if rule.check == "i18n" and len(lower) == len(text):
-            # The gate already found every credential word: no need for RE2 to look again
-            # (with Unicode case folding, the slowest rule).
-            out.extend(_i18n_findings(rule.name, text, lower, hits))
+        if rule.check in ("i18n", "phonelabel") and len(lower) == len(text):
+            # The gate already found every word these rules start from: no need for RE2 to
+            # look again (with Unicode case folding, their patterns are the slowest).
+            out.extend(_located_findings(rule, text, lower, hits))
             continue
         for c in rules[i]:
             _run(c, text, lower, ascii_view, utf8s, out)
@@ -824,11 +830,6 @@ def scrub_many(texts: list[str], disabled: Iterable[str] = ()) -> list[tuple[str
 
 # --- personal-data checks ------------------------------------------------------------------------
 
-_PHONE_WORDS = ("phone", "tel", "call", "mobile", "cell", "fax", "whatsapp", "signal", "sms", "contact", "kontakt",
-                "telefon", "téléphone", "teléfono", "telefone", "telefono", "телефон", "电话", "電話", "전화", "handy",
-                "portable", "móvil", "celular", "cellulare", "numer", "номер")
-
-
 def _phone(value: str, text: str, start: int, lower: str) -> bool:
     digits = sum(c.isdigit() for c in value)
     if value.startswith("+"):
@@ -837,9 +838,6 @@ def _phone(value: str, text: str, start: int, lower: str) -> bool:
         groups = [g for g in re.split(r"[ .\-()]+", value[1:]) if g]
         # +1.2.3 or +12.5.1: a version or an offset, not a number someone dials
         return len(groups) == 1 or len(groups) >= 4 or max(len(g) for g in groups) >= 3
-    if value.startswith("0"):
-        # national formats look like anything numeric: only after a word that says phone
-        return 9 <= digits <= 12 and "." not in value and _near(lower or text.lower(), start, _PHONE_WORDS)
     if digits != 10:
         return False
     if "." in value and not value.count(".") == 2:
@@ -930,23 +928,33 @@ def _i18n_span(text: str, s: int, e: int) -> tuple[int, int] | None:
     return None
 
 
-def _i18n_findings(name: str, text: str, lower: str, hits: list[tuple[int, int, int]]) -> list[Finding]:
+_LABELLED_PHONE = re.compile(r"[^0-9+\n]{0,24}?(\+?\(?[0-9][0-9 ().\-/]{5,20}[0-9])(?![0-9A-Za-z_])")
+
+
+def _located_findings(rule: Rule, text: str, lower: str, hits: list[tuple[int, int, int]]) -> list[Finding]:
+    """credential-i18n and phone-number-labelled from the gate's keyword positions: the value is
+    looked for in the line after the word."""
     out = []
     n = len(text)
+    words = frozenset(rule.keywords)
     for k, s, e in hits:
         word = _GATE_WORDS[k]
-        if word not in _I18N:
+        if word not in words:
             continue
         if word.isascii():
-            # a word in Latin letters stands alone (mdp and clave hide inside base64)
+            # a word in Latin letters stands alone (mdp and clave hide inside base64, tel in hotel)
             if s > 0 and (lower[s - 1].isascii() and (lower[s - 1].isalnum() or lower[s - 1] == "_")):
                 continue
             if e < n and lower[e].isascii() and lower[e].isalnum():
                 continue
-        end = text.find("\n", e, e + 64)
-        span = _i18n_span(text, e, end if end >= 0 else min(n, e + 64))
-        if span is not None and not looks_fake(text[span[0]:span[1]], text, span[1]):
-            out.append(Finding(name, span[0], span[1]))
+        if rule.check == "i18n":
+            end = text.find("\n", e, e + 64)
+            span = _i18n_span(text, e, end if end >= 0 else min(n, e + 64))
+        else:
+            m = _LABELLED_PHONE.match(text, e, min(n, e + 72))
+            span = m.span(1) if m and _check(rule, m.group(1), text, m.start(1), m.end(1)) else None
+        if span is not None and not (rule.category == "secret" and looks_fake(text[span[0]:span[1]], text, span[1])):
+            out.append(Finding(rule.name, span[0], span[1]))
     return out
 
 
