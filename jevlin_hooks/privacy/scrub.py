@@ -162,17 +162,34 @@ LEFT_ALONE = """\
   including where they end: a near miss is a fixture or a broken key, not a working credential;
 - **values next to credential names** that are not secrets: variable references (`$X`,
   `process.env.X`, `secrets.X`, `op://...`), stop words (`true`, `none`, `changeme`, ...), code
-  (`self.api_key`, a quoted `x = y`), the name of a secret in a store (`secretKey: api-key`),
-  and counting runs;
+  (`self.api_key`, a quoted `x = y`; but a dotted value with digits inside its words, like a
+  kubeadm token or `Qb9sM6.ET3`, is a value), the name of a secret in a store
+  (`secretKey: api-key`), the next key of a JSON object (`"kind": "Secret", "data": {`), a flag
+  with no value (`mysql -p dbname` prompts; `-passin env:VAR` names a variable), and counting runs;
 - **names that hold something else**: ids, URLs, paths, sizes, hashes (`client_id`,
   `token_url`, `UserSecretsId`, `keyPath`), public keys and tokens (`public_key`,
   `publishableKey`; a "public" password or secret is still redacted),
-  anti-forgery tokens (`csrf`, `xsrf`, `authenticity_token`), and `key` inside another word
-  (`monkeys`, `keying`);
+  anti-forgery tokens (`csrf`, `xsrf`, `authenticity_token`), `key` inside another word
+  (`monkeys`, `keying`), and public or ciphertext fields (`signature`, `iv`, `tag`, `mac`,
+  `nonce`, `encrypted_data`, `certificate-authority-data`: a name ending in `data` is skipped only
+  when no credential word is in it, so `client-key-data` and `secret_data` are still checked);
 - **random-looking values that are not secrets** (entropy rules only): git SHAs, UUIDs, package
-  integrity hashes, image digests, version strings, paths and URLs, dotted host names, and
-  unquoted values assigned with `=` to a camelCase name (code, where a secret would be a string
-  literal; YAML's `name: value` is still checked).
+  integrity hashes, image digests, W3C `traceparent` values, version strings, paths and URLs,
+  dotted host names, and unquoted values assigned with `=` to a camelCase name (code, where a
+  secret would be a string literal; YAML's `name: value` is still checked);
+- **public base64**: base64 of a PEM certificate or public key (`LS0tLS1CRUdJTiBDRVJU...`) is kept
+  wherever it appears, except as data of a Kubernetes `kind: Secret`;
+- **URLs and remotes**: in `scheme://user:password@host/path` only the password goes; the scheme,
+  the user name (an account like `postgres` or `app`; it tells which credential leaked), the host
+  and the path stay. `git@github.com:org/repo.git` and `ssh deploy@host` are remotes, not e-mail
+  addresses;
+- **numbers that are not personal data**: version tuples (`AssemblyVersion("2.1.0.3")`,
+  `version 1.2.3.4`) are not IP addresses; dates, times, versions and addresses are not phone
+  numbers; a card number must pass the Luhn check and fit a card network's prefix and length; an
+  IBAN must fit its country's length and pass its mod-97 check; a US SSN needs `SSN` or
+  `social security` just before it and a possible area (not 000, 666 or 9xx);
+- **line breaks**: `Bearer` and `Authorization:` never take the next line as their token (a bare
+  `Authorization: Bearer` with nothing after it on the line is left as it is).
 """
 
 _STOPWORDS = frozenset("""
