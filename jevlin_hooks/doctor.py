@@ -34,7 +34,7 @@ def _ours_in_grouped(data: Any) -> dict[str, list[tuple[int, int, dict[str, Any]
     for event, groups in hooks.items():
         for gi, group in enumerate(groups if isinstance(groups, list) else []):
             for hi, h in enumerate(group.get("hooks", []) if isinstance(group, dict) else []):
-                if install._is_ours(h):
+                if install.is_ours(h):
                     found.setdefault(event, []).append((gi, hi, h))
     return found
 
@@ -127,7 +127,7 @@ def check_cursor(out: list[tuple[bool, str]]) -> None:
     if data is None:
         return
     hooks = data.get("hooks") if isinstance(data, dict) else None
-    ours = [e for e, hs in (hooks or {}).items() if isinstance(hs, list) and any(install._is_ours(h) for h in hs)]
+    ours = [e for e, hs in (hooks or {}).items() if isinstance(hs, list) and any(install.is_ours(h) for h in hs)]
     if not ours:
         out.append((False, "cursor: found, hooks not installed; run `jevlin-hooks install --harness cursor`"))
         return
@@ -136,6 +136,39 @@ def check_cursor(out: list[tuple[bool, str]]) -> None:
     if claude:
         out.append((True, "cursor: with Cursor's third-party hooks on, your ~/.claude hooks see Cursor's events too; "
                           "those copies are recognised and counted once"))
+
+
+def check_pi(out: list[tuple[bool, str]]) -> None:
+    """Pi: our extension file in its agent dir, current, and pointing at an interpreter and entry
+    point that exist (Pi would load it and get nothing otherwise)."""
+    from jevlin_hooks import install_pi
+
+    agent = install_pi.agent_dir()
+    if not (shutil.which("pi") or os.path.isdir(agent)):
+        return
+    path = install_pi.extension_path()
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        out.append((False, "pi: found, extension not installed; run `jevlin-hooks install --harness pi`"))
+        return
+    except OSError as exc:
+        out.append((False, f"pi: cannot read {path} ({exc.strerror}); run `jevlin-hooks install --harness pi`"))
+        return
+    if not install_pi.is_ours(data):
+        out.append((False, f"pi: {path} is not ours; move it away, then `jevlin-hooks install --harness pi`"))
+        return
+    text = data.decode("utf-8", "replace")
+    if install.ENTRY not in text or not os.path.exists(install.ENTRY):
+        out.append((False, "pi: the extension points at another install of jevlin-hooks; run "
+                           "`jevlin-hooks install --harness pi` again"))
+    elif data != install_pi.render():
+        out.append((False, "pi: the extension is from another version or interpreter; run "
+                           "`jevlin-hooks install --harness pi` again"))
+    else:
+        out.append((True, f"pi: extension installed in {path}; it loads at the next `pi` start "
+                          "(not with `pi --no-extensions`)"))
 
 
 def check_home(home: str, out: list[tuple[bool, str]]) -> None:
@@ -196,8 +229,10 @@ def run() -> int:
     check_claude(out)
     check_codex(out)
     check_cursor(out)
+    check_pi(out)
     if not out:
-        out.append((False, "no coding agent found (claude, codex, cursor); install one, then `jevlin-hooks install`"))
+        out.append((False, "no coding agent found (claude, codex, cursor, pi); install one, then "
+                           "`jevlin-hooks install`"))
     check_home(home, out)
     for ok, line in out:
         print(("ok  " if ok else "!!  ") + line)

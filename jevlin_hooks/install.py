@@ -53,6 +53,7 @@ class Change:
     path: str
     before: bytes | None
     after: bytes | None
+    backup: bool = True  # False for a file that is wholly ours (Pi's extension): nothing to restore
 
     @property
     def changed(self) -> bool:
@@ -79,7 +80,7 @@ def hook_command(harness: str) -> dict[str, Any]:
     }
 
 
-def _is_ours(hook: Any) -> bool:
+def is_ours(hook: Any) -> bool:
     if not isinstance(hook, dict):
         return False
     args = hook.get("args") if isinstance(hook.get("args"), list) else []
@@ -116,7 +117,7 @@ def _strip_ours(hooks: dict[str, Any]) -> None:
         kept = []
         for group in groups:
             if isinstance(group, dict) and isinstance(group.get("hooks"), list):
-                remaining = [h for h in group["hooks"] if not _is_ours(h)]
+                remaining = [h for h in group["hooks"] if not is_ours(h)]
                 if not remaining and len(remaining) != len(group["hooks"]):
                     continue
                 group = {**group, "hooks": remaining}
@@ -167,7 +168,7 @@ def plan_cursor(path: str, remove: bool = False) -> Change:
     hooks = json.loads(json.dumps(hooks))
     for event in list(hooks):
         if isinstance(hooks[event], list):
-            hooks[event] = [h for h in hooks[event] if not _is_ours(h)]
+            hooks[event] = [h for h in hooks[event] if not is_ours(h)]
             if not hooks[event]:
                 del hooks[event]
     if not remove:
@@ -316,7 +317,10 @@ def apply(change: Change) -> str | None:
     if not change.changed:
         return None
     backup = None
-    if change.before is not None:
+    recs = _records()
+    key = os.path.abspath(change.path)
+    created: list[str] = []
+    if change.before is not None and change.backup:
         backup = f"{change.path}.jevlin-backup-{time.strftime('%Y%m%d-%H%M%S')}"
         n = 0
         while os.path.exists(backup):
@@ -326,7 +330,16 @@ def apply(change: Change) -> str | None:
             f.write(change.before)
     if change.after is None:
         os.unlink(change.path)
+        for d in recs.get(key, {}).get("created_dirs", []):  # deepest first
+            try:
+                os.rmdir(d)  # only when empty: anything of the user's keeps it
+            except OSError:
+                break
     else:
+        d = os.path.dirname(key)
+        while not os.path.exists(d):
+            created.append(d)
+            d = os.path.dirname(d)
         os.makedirs(os.path.dirname(change.path), exist_ok=True)
         tmp = change.path + ".jevlin-tmp"
         mode = 0o600
@@ -340,14 +353,13 @@ def apply(change: Change) -> str | None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, change.path)
-    recs = _records()
-    key = os.path.abspath(change.path)
     if change.after is None or (key in recs and _is_uninstall(change)):
         recs.pop(key, None)
     else:
         recs[key] = {
             "after_sha256": hashlib.sha256(change.after).hexdigest() if change.after else None,
             "backup": recs.get(key, {}).get("backup", backup) if key in recs else backup,
+            "created_dirs": recs.get(key, {}).get("created_dirs", created) if key in recs else created,
         }
     os.makedirs(os.path.dirname(_record_path()), mode=0o700, exist_ok=True)
     with open(_record_path(), "w", encoding="utf-8") as f:
@@ -357,3 +369,93 @@ def apply(change: Change) -> str | None:
 
 def _is_uninstall(change: Change) -> bool:
     return change.after is not None and MARK not in change.after.decode("utf-8", "replace")
+
+
+# --- one table: what `install --harness NAME` changes, and what the user does next ----------------
+
+def _claude_plans(project: str | None, remove: bool, opts: dict[str, Any]) -> list[Change]:
+    return [plan_claude(claude_settings_path(project), remove=remove)]
+
+
+def _codex_plans(project: str | None, remove: bool, opts: dict[str, Any]) -> list[Change]:
+    plans = [plan_codex(codex_hooks_path(project), remove=remove)]
+    cpath = codex_config_path()
+    if opts.get("notify") or (remove and os.path.exists(cpath)):
+        plans.append(plan_codex_notify(cpath, remove=remove, chain=bool(opts.get("chain"))))
+    return plans
+
+
+def _cursor_plans(project: str | None, remove: bool, opts: dict[str, Any]) -> list[Change]:
+    return [plan_cursor(cursor_hooks_path(project), remove=remove)]
+
+
+def _pi_plans(project: str | None, remove: bool, opts: dict[str, Any]) -> list[Change]:
+    from jevlin_hooks import install_pi
+
+    return install_pi.plans(project, remove, opts)
+
+
+def _pi_found() -> str | None:
+    """Pi's program on PATH, or its agent dir (which PI_CODING_AGENT_DIR moves)."""
+    import shutil
+
+    from jevlin_hooks import install_pi
+
+    where = shutil.which("pi")
+    if where:
+        return where
+    agent = install_pi.agent_dir()
+    return agent if os.path.isdir(agent) else None
+
+
+def _found(program: str, *dirs: str) -> Any:
+    """Evidence that a harness is used on this machine: its program on PATH or its config dir."""
+    def check() -> str | None:
+        import shutil
+
+        where = shutil.which(program)
+        if where:
+            return where
+        for d in dirs:
+            path = os.path.expanduser(d)
+            if os.path.isdir(path):
+                return path
+        return None
+    return check
+
+
+@dataclass
+class Installer:
+    plans: Any  # (project, remove, opts) -> list[Change]
+    next_step: str
+    found: Any = None  # () -> evidence (a path) that the harness is used here, or None
+
+
+INSTALLERS: dict[str, Installer] = {
+    "claude-code": Installer(_claude_plans,
+                             "next: start a new Claude Code session; `jevlin-hooks status` shows what it records",
+                             _found("claude", "~/.claude")),
+    "codex": Installer(_codex_plans, "next: Codex runs only hooks you trust: start `codex`, type /hooks and approve "
+                                     "the jevlin-hooks entries", _found("codex", "~/.codex")),
+    "cursor": Installer(_cursor_plans, "next: restart Cursor; if Cursor also runs your ~/.claude hooks, each event "
+                                       "is still counted once", _found("cursor", "~/.cursor")),
+    "pi": Installer(_pi_plans, "next: start `pi` (or type /reload in a running one); `pi --no-extensions` runs "
+                               "without it", _pi_found),
+}
+
+
+def plans_for(harness: str, project: str | None, remove: bool, opts: dict[str, Any] | None = None) -> list[Change]:
+    return list(INSTALLERS[harness].plans(project, remove, opts or {}))
+
+
+def detect() -> dict[str, str]:
+    """harness -> evidence, for the harnesses that look used on this machine."""
+    out = {}
+    for name, inst in INSTALLERS.items():
+        try:
+            where = inst.found() if inst.found else None
+        except OSError:
+            where = None
+        if where:
+            out[name] = where
+    return out

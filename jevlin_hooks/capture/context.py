@@ -67,18 +67,17 @@ def _from_state(
 
 def resolve_raw(home: str, env: Mapping[str, str] | None = None, cwd: str | None = None) -> dict[str, Any]:
     env = os.environ if env is None else env
-    sid = env.get("CLAUDE_CODE_SESSION_ID")
-    if sid:
-        state = lineage.read(home, lineage.file_name("claude-code", sid))
+    from jevlin_hooks.capture import harness as harnesses
+
+    for name, var in harnesses.ENV_SESSION.items():
+        if not env.get(var):
+            continue  # only the harness whose shell this is gets imported
+        named = harnesses.get(name).from_env(env)
+        if named is None:
+            continue
+        state = lineage.read(home, lineage.file_name(name, named[0]))
         if state is not None:
-            return _from_state(state, "env")
-    csid = env.get("CODEX_SESSION_ID")
-    if csid:
-        state = lineage.read(home, lineage.file_name("codex", csid))
-        if state is not None:
-            thread = env.get("CODEX_THREAD_ID")
-            agent = thread if thread and thread != csid else None
-            return _from_state(state, "env", agent, env.get("CODEX_TOOL_CALL_ID"))
+            return _from_state(state, "env", named[1], named[2])
     # Our own pid first: a shell that runs one command execs it, so the agent's shell tool
     # process can be this very process.
     for pid in [os.getpid(), *procinfo.ancestors()]:

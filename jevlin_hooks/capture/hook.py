@@ -20,8 +20,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 MAX_PAYLOAD = 64 << 20  # larger payloads are drained and dropped, logged
-HISTORY_WAIT = 0.3  # Claude Code flushes its transcript about every 100 ms
-POLL = 0.02
 
 
 def _read_stdin() -> bytes:
@@ -45,18 +43,6 @@ def _read_stdin() -> bytes:
     return b"".join(chunks)
 
 
-def _harness_module(harness: str) -> Any:
-    if harness == "claude-code":
-        from jevlin_hooks.capture.harness import claude_code as mod
-    elif harness == "codex":
-        from jevlin_hooks.capture.harness import codex as mod  # type: ignore[no-redef]
-    elif harness == "cursor":
-        from jevlin_hooks.capture.harness import cursor as mod  # type: ignore[no-redef]
-    else:
-        raise ValueError("unknown harness")
-    return mod
-
-
 def _agent_pid() -> int | None:
     env = os.environ.get("CLAUDE_PID")
     if env and env.isdigit():
@@ -69,85 +55,13 @@ def _agent_pid() -> int | None:
     return pid
 
 
-def _route(harness: str, ev: dict[str, Any], home: str) -> None:
-    """Send a child thread's event to its root thread's lineage.
-
-    Codex: a subagent's hooks already carry the root session and the child as agent_id; only
-    `notify`, which names the child thread alone, needs the index. Cursor: a subagent is a
-    conversation of its own, known from subagentStart or from its parent_conversation_id.
-    """
-    from jevlin_hooks.capture import lineage
-
-    if harness == "codex":
-        if ev["kind"] == "notify_turn_complete":
-            idx = lineage.read_index(home, "codex-thread", lineage.workspace_key(ev["session_id"]))
-            if idx and isinstance(idx.get("root"), str):
-                ev["agent_id"] = ev["session_id"]
-                ev["session_id"] = idx["root"]
-        elif ev.get("agent_id") and ev["kind"] in ("subagent_start", "prompt"):
-            lineage.write_index(home, "codex-thread", lineage.workspace_key(ev["agent_id"]), {"root": ev["session_id"]})
-    elif harness == "cursor":
-        if ev["kind"] == "subagent_start" and ev.get("agent_id"):
-            lineage.write_index(home, "cursor-child", lineage.workspace_key(ev["agent_id"]), {"root": ev["session_id"]})
-            return
-        root = ev.get("parent_conversation_id")
-        if not root:
-            idx = lineage.read_index(home, "cursor-child", lineage.workspace_key(ev["session_id"]))
-            root = idx.get("root") if idx and isinstance(idx.get("root"), str) else None
-        if root and root != ev["session_id"]:
-            ev["agent_id"] = ev["session_id"]
-            ev["session_id"] = root
-            if ev["kind"] in ("session_start", "session_end", "stop"):
-                ev["kind"] = {"session_start": "subagent_start", "session_end": "subagent_stop",
-                              "stop": "subagent_stop"}[ev["kind"]]
-
-
-def _history(ev: dict[str, Any], wait: float) -> str | None:
-    from jevlin_hooks.capture import transcript
-
-    path = ev.get("agent_transcript_path") if ev.get("agent_id") else ev.get("transcript_path")
-    call = ev.get("tool_use_id")
-    if not path or not call:
-        return None
-    deadline = time.monotonic() + wait
-    info: dict[str, Any] = {}
-    while True:
-        try:
-            found = transcript.history(path, call, info=info)
-        except OSError:
-            found = None
-        if found is not None or time.monotonic() >= deadline:
-            if info.get("model") and not ev.get("model"):
-                ev["model"] = info["model"]  # the model that made this call, for host_meta
-            return found
-        time.sleep(POLL)
-
-
-def _summary(ev: dict[str, Any], wait: float) -> dict[str, Any] | None:
-    from jevlin_hooks.capture import transcript
-
-    path = ev.get("transcript_path")
-    if not path:
-        return None
-    deadline = time.monotonic() + wait
-    want = ev.get("last_message")
-    while True:
-        try:
-            s = transcript.turn_summary(path, ev.get("turn_id"))
-        except OSError:
-            s = None
-        done = s is not None and (not want or s.get("last_text") == want)
-        if done or time.monotonic() >= deadline:
-            return s
-        time.sleep(POLL)
-
-
 def handle(harness: str, payload: Any, home: str) -> list[str]:
     """Process one event; returns what to print on stdout (the harness's neutral answer)."""
     from jevlin_hooks.base import config
+    from jevlin_hooks.capture import harness as harnesses
 
-    mod = _harness_module(harness)
-    answer = getattr(mod, "answer", lambda p: [])(payload)
+    mod = harnesses.get(harness)
+    answer: list[str] = mod.answer(payload)
     try:
         cfg = config.load(home)
     except (config.ConfigError, OSError) as exc:
@@ -170,19 +84,9 @@ def handle(harness: str, payload: Any, home: str) -> list[str]:
             from jevlin_hooks.base import log
 
             log.write(home, "hook.log", f"{harness}: key unusable: {exc}")
-    if ev["kind"] in ("session_start", "prompt") and not ev.get("agent_id"):
         ev["agent_pid"] = _agent_pid()
-    _route(harness, ev, home)
-    if ev.get("search") is not None and ev["kind"] in ("post_tool", "tool_failed") and harness == "claude-code":
-        ev["history"] = _history(ev, HISTORY_WAIT)
-    if ev["kind"] in ("stop", "stop_failure") and not ev.get("agent_id") and harness == "claude-code":
-        wait = HISTORY_WAIT if cfg.get("miner", {}).get("turn_end") else 0.0
-        ev["summary"] = _summary(ev, wait)
-    elif ev["kind"] in ("stop", "stop_failure", "interrupt") and harness == "codex" and ev.get("transcript_path") \
-            and not ev.get("agent_id"):
-        from jevlin_hooks.capture import transcript
-
-        ev["summary"] = transcript.codex_turn_usage(ev["transcript_path"], ev.get("turn_id"))
+    mod.route(ev, home)
+    mod.enrich(ev, cfg)
     if ev.get("agent_pid"):
         from jevlin_hooks.capture import procinfo
 
@@ -190,28 +94,17 @@ def handle(harness: str, payload: Any, home: str) -> list[str]:
 
     from jevlin_hooks.capture import engine, lineage
 
-    def history_for(p: dict[str, Any]) -> str | None:
-        path = p.get("transcript_path")
-        if harness != "claude-code" or not path or not p.get("call_id"):
-            return None
-        from jevlin_hooks.capture import transcript
-
-        try:
-            return transcript.history(path, p["call_id"])
-        except OSError:
-            return None
-
     before: dict[str, Any] = {}
 
     def transition(state: dict[str, Any] | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         if state is not None:
             before["pid"] = state.get("agent_pid")
             before["cwd"] = state.get("cwd")
-        return engine.apply(harness, state, ev, cfg, history_for)
+        return engine.apply(mod.NAME, state, ev, cfg, mod.history_for)
 
-    state = lineage.update(home, harness, ev["session_id"], transition)
+    state = lineage.update(home, mod.NAME, ev["session_id"], transition)
     if state is not None:
-        name = lineage.file_name(harness, ev["session_id"])
+        name = lineage.file_name(mod.NAME, ev["session_id"])
         if state.get("agent_pid") and state["agent_pid"] != before.get("pid"):
             lineage.write_index(home, "pid", str(state["agent_pid"]),
                                 {"lineage": name, "start": state.get("agent_pid_start")})
@@ -257,51 +150,174 @@ def _maybe_start_daemon(home: str) -> None:
         os._exit(0)
 
 
-def _chain(argv: list[str], payload_arg: str) -> None:
-    """Run the notify program the user had before ours, with the same argument, detached."""
-    if not argv:
-        return
-    pid = os.fork()
-    if pid:
-        os.waitpid(pid, 0)
-        return
+F_SETPIPE_SZ = 1031  # Linux: a bigger pipe lets the agent write ahead without ever blocking
+
+
+def serve(harness: str, home: str) -> None:
+    """One resident process for an agent that streams its events (Pi's extension): JSON lines
+    on stdin, applied one by one in the order they came; a line with ``jv.ack = n`` is answered
+    ``n`` on stdout once applied (the agent waits for that before a search's process starts).
+
+    The first line out is the ``[search]`` config, so the extension waits only for calls that
+    may be searches, and the path of this process's tail file: what the agent could not get
+    into the pipe before it exited goes there (it never waits for a slow reader), and is read
+    as the rest of the stream at end of input. Then each session whose stream stopped without
+    its shutdown gets the harness's closing event. Never fails: a bad line is logged.
+    """
+    import fcntl
+
+    from jevlin_hooks.base import config
+    from jevlin_hooks.capture import harness as harnesses
+
+    mod = harnesses.get(harness)
     try:
-        os.setsid()
-        if os.fork():
-            os._exit(0)
-        null = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(null, fd)
-        os.execvp(argv[0], argv + [payload_arg])
-    finally:
-        os._exit(0)
+        fcntl.fcntl(0, F_SETPIPE_SZ, 1 << 20)
+    except OSError:
+        pass
+    try:
+        cfg = config.load(home)
+    except (config.ConfigError, OSError):
+        cfg = config.defaults()
+    tail = _tail_dir(home)
+    name = f"{os.getpid()}.jsonl"
+    hello: dict[str, Any] = {"search": cfg.get("search", {})}
+    if tail is not None:
+        hello["tail"] = os.path.join(home, "sessions", TAIL_DIR, name)
+    _say(hello)
+    last: dict[str, Any] = {}  # session -> its last payload
+    closed: set[str] = set()
+    buf = b""
+    while True:
+        try:
+            chunk = os.read(0, 1 << 20)
+        except InterruptedError:
+            continue
+        except OSError:
+            chunk = b""
+        if chunk:
+            buf += chunk
+            if b"\n" not in chunk:
+                if len(buf) > MAX_PAYLOAD:
+                    buf = b""  # a line too long to be ours: dropped (and logged below)
+                    _log(home, harness, OverflowError("stream line over 64 MiB"))
+                continue
+            lines = buf.split(b"\n")
+            buf = lines.pop()
+        else:
+            if tail is not None:
+                buf += _take_tail(tail, name, home, harness)
+            lines = buf.split(b"\n")
+        for line in lines:
+            if line.strip():
+                _serve_line(harness, home, mod, line, last, closed)
+        if not chunk:
+            break
+    if tail is not None:
+        os.close(tail)
+    close = getattr(mod, "closing_payload", None)
+    for sid, payload in last.items():
+        if close is not None and sid not in closed:
+            try:
+                end = close(payload)
+                if end is not None:
+                    handle(harness, end, home)
+            except BaseException as exc:  # noqa: BLE001
+                _log(home, harness, exc)
+
+
+TAIL_DIR = "stream-tail"
+
+
+def _tail_dir(home: str) -> int | None:
+    try:
+        fd = paths.open_dir(home, "sessions", TAIL_DIR)
+    except OSError:
+        return None
+    try:  # a file left under this pid by a process long gone is not ours
+        os.unlink(f"{os.getpid()}.jsonl", dir_fd=fd)
+    except OSError:
+        pass
+    return fd
+
+
+def _take_tail(dfd: int, name: str, home: str, harness: str) -> bytes:
+    try:
+        data = paths.read_bytes(dfd, name, limit=256 << 20)
+    except FileNotFoundError:
+        return b""
+    except OSError as exc:
+        _log(home, harness, exc)
+        return b""
+    try:
+        os.unlink(name, dir_fd=dfd)
+    except OSError:
+        pass
+    return data
+
+
+def _serve_line(harness: str, home: str, mod: Any, line: bytes, last: dict[str, Any], closed: set[str]) -> None:
+    ack = None
+    try:
+        payload = fastjson.loads(line)
+        jv = payload.get("jv") if isinstance(payload, dict) else None
+        ack = jv.get("ack") if isinstance(jv, dict) else None
+        handle(harness, payload, home)
+        ctx = payload.get("ctx") if isinstance(payload, dict) else None
+        sid = ctx.get("sessionId") if isinstance(ctx, dict) else None
+        if isinstance(sid, str):
+            last[sid] = payload
+            etype = (payload.get("event") or {}).get("type") if isinstance(payload.get("event"), dict) else None
+            if etype == "session_shutdown":
+                closed.add(sid)
+            elif etype == "session_start":
+                closed.discard(sid)
+    except BaseException as exc:  # noqa: BLE001 - one bad line never stops the stream
+        _log(home, harness, exc)
+    if isinstance(ack, int) and not isinstance(ack, bool):
+        _say(ack)
+
+
+def _say(value: Any) -> None:
+    try:
+        os.write(1, (fastjson.dumps(value) + "\n").encode())
+    except OSError:
+        pass  # the agent is gone: nobody waits for the answer
+
+
+def _log(home: str, harness: str, exc: BaseException) -> None:
+    try:
+        from jevlin_hooks.base import log
+
+        log.write(home, "hook.log", f"{harness}: {log.describe(exc)}")
+    except BaseException:  # noqa: BLE001
+        pass
 
 
 def main(harness: str, argv: list[str] | None = None) -> None:
     home = paths.home()
+    if argv and argv[0] == "--stream":
+        try:
+            os.umask(0o077)
+            serve(harness, home)
+        except BaseException as exc:  # noqa: BLE001 - never fail the agent
+            _log(home, harness, exc)
+        os._exit(0)
     out: list[str] = []
+    mod = None
     try:
         os.umask(0o077)
-        if harness == "codex-notify":
-            # Codex passes notify's JSON as the last argument, not on stdin.
-            args = list(argv or [])
-            arg = args[-1] if args else "{}"
-            chain = args[args.index("--then") + 1:-1] if "--then" in args else []
-            try:
-                _chain(chain, arg)
-            except OSError:
-                pass
-            payload = fastjson.loads(arg)
-            out = handle("codex", payload, home)
-        else:
-            data = _read_stdin()
-            payload = fastjson.loads(data)
-            out = handle(harness, payload, home)
+        from jevlin_hooks.capture import harness as harnesses
+
+        mod = harnesses.get(harness)
+        data = mod.read_payload(harness, list(argv or []))
+        payload = fastjson.loads(_read_stdin() if data is None else data)
+        out = handle(harness, payload, home)
     except BaseException as exc:  # noqa: BLE001 - the whole point: never fail the agent
-        if harness == "cursor" and not out:
-            # The event is unknown, so answer what is neutral for every Cursor event: before*
-            # hooks read "permission", beforeSubmitPrompt "continue"; the rest ignore both.
-            out = ['{"permission":"allow","continue":true}']
+        if mod is not None and not out:
+            try:
+                out = mod.neutral_answer()
+            except BaseException:  # noqa: BLE001
+                pass
         try:
             from jevlin_hooks.base import log
 

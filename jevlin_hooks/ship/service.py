@@ -239,7 +239,7 @@ class Daemon:
                 continue
             n = len(raw)  # the safe record is no larger than the raw one, give or take the hashes
             if self.inflight and size + n > budget:
-                spool._move(self.home, name, "cur", "new")  # next batch
+                spool.unclaim(self.home, name)  # next batch
                 self.backlog.append(name)
                 break
             self.inflight.append((name, safe))
@@ -302,7 +302,8 @@ class Daemon:
         if now - self.last_sweep < 600 and not (self.once and self.last_sweep == 0):
             return
         self.last_sweep = now
-        from jevlin_hooks.capture import engine, lineage, transcript
+        from jevlin_hooks.capture import engine, lineage
+        from jevlin_hooks.capture import harness as harnesses
 
         max_age = float(self.cfg["daemon"]["abandon_after_s"])
         sdir = os.path.join(self.home, "sessions")
@@ -321,15 +322,12 @@ class Daemon:
                 continue
             harness = state.get("harness", "")
 
-            def history_for(p: dict[str, Any], harness: str = harness) -> str | None:
-                if harness != "claude-code" or not p.get("transcript_path") or not p.get("call_id"):
-                    return None
-                try:
-                    return transcript.history(p["transcript_path"], p["call_id"])
-                except OSError:
-                    return None
+            try:
+                history_for = harnesses.get(harness).history_for
+            except ValueError:
+                continue  # a lineage file of a harness this version does not know
 
-            def transition(st: dict[str, Any] | None) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+            def transition(st: dict[str, Any] | None, history_for: Any = history_for) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
                 if st is None:
                     return None, []
                 recs = engine.close_stale(st, self.cfg, time.time(), max_age, history_for)

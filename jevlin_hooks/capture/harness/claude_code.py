@@ -8,6 +8,8 @@ SubagentStop(agent_type "") -> SessionStart(compact) -> PostCompact.
 
 from __future__ import annotations
 
+import time
+
 from jevlin_hooks.capture.harness import common
 
 # typing (which imports re) costs more than a hook's whole start-up budget: types only.
@@ -16,6 +18,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 NAME = "claude-code"
+HISTORY_WAIT = 0.3  # Claude Code flushes its transcript about every 100 ms
+POLL = 0.02
 
 _KINDS = {
     "SessionStart": "session_start",
@@ -79,3 +83,86 @@ def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] |
             atp = transcript.subagent_path(ev["transcript_path"], session_id, ev["agent_id"])
         ev["agent_transcript_path"] = atp
     return ev
+
+
+def answer(payload: Any) -> list[str]:
+    return []  # Claude Code reads no answer from these events: print nothing
+
+
+def route(ev: dict[str, Any], home: str) -> None:
+    pass  # subagent events already carry the root session_id and their agent_id
+
+
+def from_env(env: Any) -> tuple[str, str | None, str | None] | None:
+    """The shell tool has the session (not which subagent: the pending call tells that)."""
+    sid = env.get("CLAUDE_CODE_SESSION_ID")
+    return (sid, None, None) if sid else None
+
+
+def enrich(ev: dict[str, Any], cfg: dict[str, Any]) -> None:
+    """History for a search from the transcript; the turn's summary at Stop."""
+    if ev.get("search") is not None and ev["kind"] in ("post_tool", "tool_failed"):
+        ev["history"] = _history(ev, HISTORY_WAIT)
+    if ev["kind"] in ("stop", "stop_failure") and not ev.get("agent_id"):
+        wait = HISTORY_WAIT if cfg.get("miner", {}).get("turn_end") else 0.0
+        ev["summary"] = _summary(ev, wait)
+
+
+def history_for(p: dict[str, Any]) -> str | None:
+    path = p.get("transcript_path")
+    if not path or not p.get("call_id"):
+        return None
+    from jevlin_hooks.capture import transcript
+
+    try:
+        return transcript.history(path, p["call_id"])
+    except OSError:
+        return None
+
+
+def _history(ev: dict[str, Any], wait: float) -> str | None:
+    from jevlin_hooks.capture import transcript
+
+    path = ev.get("agent_transcript_path") if ev.get("agent_id") else ev.get("transcript_path")
+    call = ev.get("tool_use_id")
+    if not path or not call:
+        return None
+    deadline = time.monotonic() + wait
+    info: dict[str, Any] = {}
+    while True:
+        try:
+            found = transcript.history(path, call, info=info)
+        except OSError:
+            found = None
+        if found is not None or time.monotonic() >= deadline:
+            if info.get("model") and not ev.get("model"):
+                ev["model"] = info["model"]  # the model that made this call, for host_meta
+            return found
+        time.sleep(POLL)
+
+
+def _summary(ev: dict[str, Any], wait: float) -> dict[str, Any] | None:
+    from jevlin_hooks.capture import transcript
+
+    path = ev.get("transcript_path")
+    if not path:
+        return None
+    deadline = time.monotonic() + wait
+    want = ev.get("last_message")
+    while True:
+        try:
+            s = transcript.turn_summary(path, ev.get("turn_id"))
+        except OSError:
+            s = None
+        done = s is not None and (not want or s.get("last_text") == want)
+        if done or time.monotonic() >= deadline:
+            return s
+        time.sleep(POLL)
+
+
+def read_payload(invoked_as: str, argv: list[str]) -> bytes | None:
+    return None  # the payload is on stdin
+
+
+def neutral_answer() -> list[str]:
+    return []  # for input we cannot read: print nothing

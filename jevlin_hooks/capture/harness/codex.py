@@ -88,3 +88,82 @@ def _notify(payload: dict[str, Any], now: float) -> dict[str, Any] | None:
         "prompt": prompt,
         "last_message": last if isinstance(last, str) else None,
     }
+
+
+def answer(payload: Any) -> list[str]:
+    return []  # Codex reads no answer from these events: print nothing
+
+
+def read_payload(invoked_as: str, argv: list[str]) -> bytes | None:
+    """`notify` gets its JSON as the last argument, not on stdin; it first runs the notify
+    program the user had before ours (``--then PROGRAM ARGS...``). None: read stdin."""
+    if invoked_as != "codex-notify":
+        return None
+    arg = argv[-1] if argv else "{}"
+    chain = argv[argv.index("--then") + 1:-1] if "--then" in argv else []
+    try:
+        _chain(chain, arg)
+    except OSError:
+        pass
+    return arg.encode("utf-8", "surrogatepass")
+
+
+def route(ev: dict[str, Any], home: str) -> None:
+    """A subagent's hooks already carry the root session and the child as agent_id; only
+    `notify`, which names the child thread alone, needs the index."""
+    from jevlin_hooks.capture import lineage
+
+    if ev["kind"] == "notify_turn_complete":
+        idx = lineage.read_index(home, "codex-thread", lineage.workspace_key(ev["session_id"]))
+        if idx and isinstance(idx.get("root"), str):
+            ev["agent_id"] = ev["session_id"]
+            ev["session_id"] = idx["root"]
+    elif ev.get("agent_id") and ev["kind"] in ("subagent_start", "prompt"):
+        lineage.write_index(home, "codex-thread", lineage.workspace_key(ev["agent_id"]), {"root": ev["session_id"]})
+
+
+def enrich(ev: dict[str, Any], cfg: dict[str, Any]) -> None:
+    """A turn's tokens from the rollout (Codex sends no assistant text before a call)."""
+    if ev["kind"] in ("stop", "stop_failure", "interrupt") and ev.get("transcript_path") and not ev.get("agent_id"):
+        from jevlin_hooks.capture import transcript
+
+        ev["summary"] = transcript.codex_turn_usage(ev["transcript_path"], ev.get("turn_id"))
+
+
+def history_for(p: dict[str, Any]) -> str | None:
+    return None  # Codex writes no assistant text before a call: no history, by design
+
+
+def from_env(env: Any) -> tuple[str, str | None, str | None] | None:
+    """The session, the child thread inside a subagent, and the exact call."""
+    sid = env.get("CODEX_SESSION_ID")
+    if not sid:
+        return None
+    thread = env.get("CODEX_THREAD_ID")
+    return sid, (thread if thread and thread != sid else None), env.get("CODEX_TOOL_CALL_ID")
+
+
+def _chain(argv: list[str], payload_arg: str) -> None:
+    """Run the notify program the user had before ours, with the same argument, detached."""
+    if not argv:
+        return
+    import os
+
+    pid = os.fork()
+    if pid:
+        os.waitpid(pid, 0)
+        return
+    try:
+        os.setsid()
+        if os.fork():
+            os._exit(0)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.execvp(argv[0], argv + [payload_arg])
+    finally:
+        os._exit(0)
+
+
+def neutral_answer() -> list[str]:
+    return []  # for input we cannot read: print nothing

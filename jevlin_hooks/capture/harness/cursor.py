@@ -160,3 +160,45 @@ def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] |
     if kind in ("pre_tool", "post_tool") and isinstance(payload.get("agent_message"), str):
         ev["agent_message"] = payload["agent_message"]
     return ev
+
+
+def route(ev: dict[str, Any], home: str) -> None:
+    """A subagent is a conversation of its own, known from subagentStart or from its
+    parent_conversation_id: its events go to the root conversation's lineage."""
+    from jevlin_hooks.capture import lineage
+
+    if ev["kind"] == "subagent_start" and ev.get("agent_id"):
+        lineage.write_index(home, "cursor-child", lineage.workspace_key(ev["agent_id"]), {"root": ev["session_id"]})
+        return
+    root = ev.get("parent_conversation_id")
+    if not root:
+        idx = lineage.read_index(home, "cursor-child", lineage.workspace_key(ev["session_id"]))
+        root = idx.get("root") if idx and isinstance(idx.get("root"), str) else None
+    if root and root != ev["session_id"]:
+        ev["agent_id"] = ev["session_id"]
+        ev["session_id"] = root
+        if ev["kind"] in ("session_start", "session_end", "stop"):
+            ev["kind"] = {"session_start": "subagent_start", "session_end": "subagent_stop",
+                          "stop": "subagent_stop"}[ev["kind"]]
+
+
+def enrich(ev: dict[str, Any], cfg: dict[str, Any]) -> None:
+    pass  # history arrives as events (afterAgentResponse, agent_message)
+
+
+def history_for(p: dict[str, Any]) -> str | None:
+    return None
+
+
+def from_env(env: Any) -> tuple[str, str | None, str | None] | None:
+    return None  # Cursor's shell does not name the conversation: the pending call does
+
+
+def neutral_answer() -> list[str]:
+    """For input we cannot read: what is neutral for every Cursor event. before* hooks read
+    "permission", beforeSubmitPrompt "continue"; the rest ignore both."""
+    return ['{"permission":"allow","continue":true}']
+
+
+def read_payload(invoked_as: str, argv: list[str]) -> bytes | None:
+    return None  # the payload is on stdin
