@@ -8,6 +8,7 @@ is left in the output; what must stay (hosts, paths, versions, digests) must sta
 from __future__ import annotations
 
 import base64
+import json
 import os
 import random
 import string
@@ -165,6 +166,7 @@ def test_split_values_leave_no_fragment():
             (f"config:\n  api_secret: |\n    {pw}\n  region: eu-west-1", pw),
             (f"{head}{pad} {tok[:11]}\n{tok[11:]}", tok),
             (f"OPENAI_API_KEY={oai[:65]}\n{oai[65:]}", oai),
+            (f"note: >-\n  {tok[:19]}\n  {tok[19:]}\nnext: 1", tok),
         ]:
             clean = assert_gone(text, secret)
             assert "REDACTED" in clean
@@ -211,8 +213,24 @@ def test_every_vendor_prefix_in_bare_prose():
 
 # --- 7. personal data ------------------------------------------------------------------------------------
 
+def docker_config(registry: str, auth: str) -> str:
+    return json.dumps({"auths": {registry: {"auth": auth}}})
+
+
+def test_docker_config_credentials():
+    pw = password()
+    auth = base64.b64encode(f"ci-bot:{pw}".encode()).decode()
+    assert_gone(docker_config("registry.example.com", auth), auth, keep=("registry.example.com",))
+    blob = base64.b64encode(docker_config("r.example.com", auth).encode()).decode()
+    assert_gone(f"  .dockerconfigjson: {blob}", blob)
+
+
 def test_phone_numbers():
     g = generate.Gen(7)
+    for p in ("1-800-555-0199", "+44 (0)20 7946 0958", "415.555.0132"):
+        assert_gone(f"support line {p}", p)
+    for p in ("020 7946 0958", "06 12 34 56 78", "0151 2345678", "4155550132"):
+        assert_gone(f"ring me on {p} tomorrow", p)
     for _ in range(200):
         p = generate.phone(g)
         assert_gone(f"call me at {p} if it breaks", p)
@@ -310,13 +328,16 @@ def sample(rule: str) -> str:
         "langsmith-key": "lsv2_pt_" + rand("0123456789abcdef", 32) + "_" + rand("0123456789abcdef", 10),
         "supabase-key": "sbp_" + rand("0123456789abcdef", 40), "llm-provider-key-2": "tvly-" + rand(ALNUM, 32),
         "dev-platform-token": "figd_" + rand(ALNUM, 40), "phone-number": "call +1 415 555 0132 now",
+        "phone-number-labelled": "Telefon: 030 " + rand("0123456789", 8),
+        "docker-config-auth": docker_config("ghcr.io", base64.b64encode(f"bot:{v}".encode()).decode()),
         "payment-card": f"card {generate.card(g)} ok", "iban": f"IBAN {generate.iban(g)} ok", "us-ssn": f"SSN: {generate.ssn(g)}",
     }[rule]
 
 
 NEW_RULES = ["cli-password", "htpasswd-password", "aws-cli-secret", "aws-secret-near-key-id", "private-key-base64",
              "kubeadm-token", "yaml-block-secret", "credential-i18n", "openrouter-key", "stripe-webhook-secret", "langsmith-key",
-             "supabase-key", "llm-provider-key-2", "dev-platform-token", "phone-number", "payment-card", "iban", "us-ssn"]
+             "supabase-key", "llm-provider-key-2", "dev-platform-token", "phone-number", "phone-number-labelled",
+             "docker-config-auth", "payment-card", "iban", "us-ssn"]
 
 
 @pytest.mark.parametrize("name", NEW_RULES)

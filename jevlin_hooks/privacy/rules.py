@@ -222,6 +222,9 @@ RULES: tuple[Rule, ...] = (
     Rule("private-key-base64", "secret", "base64 of a PEM private key (it starts LS0tLS1CRUdJTi, the encoding of -----BEGIN), also wrapped over lines, as in kubeconfig client-key-data and Kubernetes TLS secrets; base64 certificates stay",
          r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}(?:\r?\n[ \t]*(?:[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9+/]{1,15}={1,2}))*",
          ("ls0tls1crudjti",), 0, "pem64"),
+    Rule("docker-config-auth", "secret", "registry credentials in Docker config JSON: a base64 {\"auths\": ...} blob (.dockerconfigjson) and each \"auth\": base64(user:password)",
+         r"(?:\b(?:eyJhdXRocyI6|ewogICJhdXRocyI6|ewoJImF1dGhzIjog|eyAiYXV0aHMiOi)[A-Za-z0-9+/]{16,}={0,2}|\"auth\"[ \t]*:[ \t]*\"([A-Za-z0-9+/]{8,}={0,2})\")",
+         ("eyjhdxrocyi6", "ewogicjhdxrocyi6", "ewojimf1dghzijog", "eyaiyxv0ahmioi", '"auth"'), (1, 0), "dockerauth"),
     Rule("kubeadm-token", "secret", "Kubernetes bootstrap tokens (6 + 16 lower-case letters and digits: abcdef.0123456789abcdef) after the word token",
          r"\b[a-z0-9]{6}\.[a-z0-9]{16}\b", ("token",), 0, "random", ("token",)),
     Rule("yaml-block-secret", "secret", "a YAML literal or folded block (key: | or key: >-) under a credential-named key: every more-indented line below it",
@@ -261,7 +264,7 @@ RULES: tuple[Rule, ...] = (
          r"|(?:/[Uu]sers/|/home/|[A-Za-z]:\\{1,2}[Uu]sers\\{1,2})(?:((?:(?:[A-Z][^/\\\s\"'<>:]{0,30}|van|von|de|da|del|der|den|di|du|la|le|dos|das|bin|al|ten|ter) ){1,3}[A-Za-z][^/\\\s\"'<>:]{0,30})[/\\]|([^/\\\s\"'<>:]{1,64})))",
          ("/users/", "/home/", "users\\"), (1, 2, 3), "home"),
     Rule("phone-number", "pii", "phone numbers: international (+CC ..., E.164) and North American ((415) 555-0132, 415-555-0132); versions, dates, times and IP addresses stay",
-         r"(?:^|[^\w+.\-/:])(\+[1-9][0-9]{0,3}(?:[ .\-]?\(?[0-9]{1,5}\)?){1,6}|\(?[2-9][0-9]{2}\)?[ .\-]?[2-9][0-9]{2}[ .\-][0-9]{4})(?:[^\w.\-:/]|[.\-:/](?:[^0-9]|$)|$)",
+         r"(?:^|[^\w+.\-/:])(\+[1-9][0-9]{0,3}(?:[ .\-]?\(?[0-9]{1,5}\)?){1,6}|(?:1[ .\-])?\(?[2-9][0-9]{2}\)?[ .\-]?[2-9][0-9]{2}[ .\-][0-9]{4})(?:[^\w.\-:/]|[.\-:/](?:[^0-9]|$)|$)",
          (), 1, "phone"),
     Rule("phone-number-labelled", "pii", "any phone number (national formats too: 06 12 34 56 78, 020 7946 0958, 4155550132) within 24 characters after a word like phone, tel, call, mobile, cell, fax, WhatsApp, Telefon, téléphone, teléfono, телефон, 电话, 電話, 전화",
          r"(?i)(?:(?:^|[^A-Za-z0-9_])(?:" + "|".join(_PHONE_WORDS_LATIN) + r")(?:[^A-Za-z0-9_]|$)|" + "|".join(_PHONE_WORDS_OTHER)

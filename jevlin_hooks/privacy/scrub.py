@@ -542,6 +542,15 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         return _pem64_private(value)
     if kind == "phone":
         return _phone(value, text, start, lower)
+    if kind == "dockerauth":
+        if not value.startswith("e"):
+            try:  # "auth": base64 of user:password
+                plain = base64.b64decode(value + "=" * (-len(value) % 4)).decode("utf-8")
+            except ValueError:
+                return False
+            user, sep, pw = plain.partition(":")
+            return bool(sep and user and pw) and not _placeholder(pw)
+        return True
     if kind == "phonelabel":
         digits = sum(c.isdigit() for c in value)
         if not 7 <= digits <= 15 or _DATE_OR_VERSION.match(value):
@@ -598,31 +607,53 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True) -> list[F
 # concatenation ("abc"\n "def", "abc" + "def"), at a shell line continuation (abc\<newline>def),
 # and at a terminal's hard wrap (a line of exactly 80, 100 or 120 characters running on).
 _TOKCH = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.~")
-# A quote, what may sit between two pieces of one literal, the same quote: the characters around
-# it are checked in Python (a quote-first pattern lets the scan skip to each quote).
-_STRING_JOINT = re.compile(r"""(["'])[ \t]*(?:\+[ \t]*)?(?:\\[ \t]*)?(?:\r?\n[ \t]*(?:\+[ \t]*)?)?\1""")
-_SHELL_JOINT = re.compile(r"\\\r?\n[ \t]*")
-_WRAP_WIDTHS = (80, 100, 120)
+_TOKB = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.~")
+# Found with RE2 on the one-byte view (Python's re tried every position of 32 KiB), checked in Python:
+# - a quote, what may sit between two pieces of one literal ("abc" "def", "abc" +\n "def"), a quote;
+# - a shell line continuation (abc\<newline>def);
+# - a line holding one token, then a line holding one token at the same indentation (a token wrapped
+#   in a YAML folded block, a base64 blob cut into lines).
+_JOINT_RX = _re2.RE2(
+    rb"""(["'])[ \t]*(?:\+[ \t]*)?(?:\\[ \t]*)?(?:\r?\n[ \t]*(?:\+[ \t]*)?)?["']"""
+    rb"""|(\\\r?\n[ \t]*)"""
+    rb"""|(?m:^([ \t]*)[A-Za-z0-9+/=_\-.~]{8,}(\r?\n)([ \t]*)[A-Za-z0-9+/=_\-.~]{4,}[ \t]*\r?$)""", _OPTIONS)
+_WRAP_WIDTHS = frozenset((80, 100, 120))
 _JOINT_WINDOW = 256
 _PII_RULES = frozenset(r.name for r in RULES if r.category == "pii")  # a phone number is not split in two
 
 
 def _joints(text: str) -> list[tuple[int, int]]:
+    view = text.encode("ascii", _ONE_BYTE)
+    n = len(view)
     cuts: list[tuple[int, int]] = []
-    if '"' in text or "'" in text:
-        for m in _STRING_JOINT.finditer(text):
-            a, b = m.span()
-            if a > 0 and b < len(text) and text[a - 1] in _TOKCH and text[b] in _TOKCH:
+    at = 0
+    match = _JOINT_RX.Match
+    while at < n:
+        sp = match(_UNANCHORED, view, at, n)
+        a, b = sp[0]
+        if a < 0:
+            break
+        at = b if b > a else a + 1
+        if sp[1][0] >= 0:  # string pieces: the same quote, token characters outside
+            if view[a] == view[b - 1] and a > 0 and b < n and view[a - 1] in _TOKB and view[b] in _TOKB:
                 cuts.append((a, b))
-    if "\\\n" in text or "\\\r\n" in text:
-        cuts.extend(m.span() for m in _SHELL_JOINT.finditer(text))
-    pos = 0
-    for line in text.split("\n"):
-        end = pos + len(line)
-        if len(line) in _WRAP_WIDTHS and line[-1] in _TOKCH and end + 1 < len(text) and text[end + 1] in _TOKCH:
-            cuts.append((end, end + 1))
-        pos = end + 1
-    return cuts
+        elif sp[2][0] >= 0:
+            cuts.append(sp[2])
+        else:
+            nl, indent2 = sp[4], sp[5]
+            if sp[3][1] - sp[3][0] == indent2[1] - indent2[0]:
+                cuts.append((nl[0], indent2[1]))
+            at = nl[1]  # the second line may start the next pair
+    # a terminal's hard wrap: a line of exactly 80, 100 or 120 characters running on
+    lines = text.split("\n")
+    if any(len(line) in _WRAP_WIDTHS for line in lines):
+        pos = 0
+        for line in lines:
+            end = pos + len(line)
+            if len(line) in _WRAP_WIDTHS and line[-1] in _TOKCH and end + 1 < len(text) and text[end + 1] in _TOKCH:
+                cuts.append((end, end + 1))
+            pos = end + 1
+    return sorted(set(cuts))
 
 
 def _rejoined(text: str, off: set[str]) -> list[Finding]:
@@ -853,7 +884,7 @@ def _phone(value: str, text: str, start: int, lower: str) -> bool:
         groups = [g for g in re.split(r"[ .\-()]+", value[1:]) if g]
         # +1.2.3 or +12.5.1: a version or an offset, not a number someone dials
         return len(groups) == 1 or len(groups) >= 4 or max(len(g) for g in groups) >= 3
-    if digits != 10:
+    if digits != 10 and not (digits == 11 and value.startswith("1")):
         return False
     if "." in value and not value.count(".") == 2:
         return False
