@@ -167,6 +167,7 @@ def test_split_values_leave_no_fragment():
             (f"{head}{pad} {tok[:11]}\n{tok[11:]}", tok),
             (f"OPENAI_API_KEY={oai[:65]}\n{oai[65:]}", oai),
             (f"note: >-\n  {tok[:19]}\n  {tok[19:]}\nnext: 1", tok),
+            (f'key = "{oai[:cut]}" f"{oai[cut:]}"', oai),
         ]:
             clean = assert_gone(text, secret)
             assert "REDACTED" in clean
@@ -327,7 +328,8 @@ def sample(rule: str) -> str:
         "openrouter-key": "sk-or-v1-" + rand("0123456789abcdef", 64), "stripe-webhook-secret": "whsec_" + rand(ALNUM, 32),
         "langsmith-key": "lsv2_pt_" + rand("0123456789abcdef", 32) + "_" + rand("0123456789abcdef", 10),
         "supabase-key": "sbp_" + rand("0123456789abcdef", 40), "llm-provider-key-2": "tvly-" + rand(ALNUM, 32),
-        "dev-platform-token": "figd_" + rand(ALNUM, 40), "phone-number": "call +1 415 555 0132 now",
+        "dev-platform-token": "figd_" + rand(ALNUM, 40),
+        "payment-provider-token": f"access-production-{generate.Gen(1).uuid()}", "dropbox-token": "sl." + rand(ALNUM, 140), "phone-number": "call +1 415 555 0132 now",
         "phone-number-labelled": "Telefon: 030 " + rand("0123456789", 8),
         "docker-config-auth": docker_config("ghcr.io", base64.b64encode(f"bot:{v}".encode()).decode()),
         "payment-card": f"card {generate.card(g)} ok", "iban": f"IBAN {generate.iban(g)} ok", "us-ssn": f"SSN: {generate.ssn(g)}",
@@ -336,7 +338,7 @@ def sample(rule: str) -> str:
 
 NEW_RULES = ["cli-password", "htpasswd-password", "aws-cli-secret", "aws-secret-near-key-id", "private-key-base64",
              "kubeadm-token", "yaml-block-secret", "credential-i18n", "openrouter-key", "stripe-webhook-secret", "langsmith-key",
-             "supabase-key", "llm-provider-key-2", "dev-platform-token", "phone-number", "phone-number-labelled",
+             "supabase-key", "llm-provider-key-2", "dev-platform-token", "payment-provider-token", "dropbox-token", "phone-number", "phone-number-labelled",
              "docker-config-auth", "payment-card", "iban", "us-ssn"]
 
 

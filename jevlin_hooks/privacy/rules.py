@@ -97,8 +97,8 @@ RULES: tuple[Rule, ...] = (
     Rule("bundler-credentials", "secret", "gem server credentials in Bundler settings (BUNDLE_HOST__NAME: user:pass)",
          r"\bBUNDLE_[A-Z0-9_]*__[A-Z0-9_]+[\"']?[ \t]*[=:][ \t]*[\"']?([^\s\"':]+:[^\s\"']+)", ("bundle_",), 1),
     # --- vendor formats with a recognisable prefix -------------------------------------------
-    Rule("anthropic-api-key", "secret", "Anthropic keys: API (sk-ant-api03-) and admin (sk-ant-admin01-) keys in their published shape (95 characters ending in AA), and every other sk-ant- kind (OAuth oat/ort, session sid) at any length",
-         r"\b(sk-ant-(?:(?:api|admin)\d\d-[A-Za-z0-9_\-]{93}AA|[a-z]{2,10}\d{2}-[A-Za-z0-9_\-]{20,}))(?:[^A-Za-z0-9_\-]|$)", ("sk-ant-",), 1, "anthropic"),
+    Rule("anthropic-api-key", "secret", "Anthropic keys: API (sk-ant-api03-) and admin (sk-ant-admin01-) keys in their published shape (95 characters ending in AA) or near it (85-110 random characters), and every other sk-ant- kind (OAuth oat/ort, session sid) at any length",
+         r"\b(sk-ant-(?:(?:api|admin)\d\d-[A-Za-z0-9_\-]{85,110}|[a-z]{2,10}\d{2}-[A-Za-z0-9_\-]{20,}))(?:[^A-Za-z0-9_\-]|$)", ("sk-ant-",), 1, "anthropic"),
     Rule("openai-api-key", "secret", "OpenAI keys: project (sk-proj-), service account (sk-svcacct-), admin (sk-admin-) and legacy (sk-...T3BlbkFJ...)",
          r"\bsk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{20,}|[A-Za-z0-9_\-]{16,}T3BlbkFJ[A-Za-z0-9_\-]{16,}|[A-Za-z0-9]{40,64})\b", ("sk-",)),
     Rule("aws-access-key-id", "secret", "AWS access key ids (AKIA, ASIA, ABIA, ACCA, A3T...)", r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b", ("akia", "asia", "abia", "acca", "a3t")),
@@ -191,6 +191,10 @@ RULES: tuple[Rule, ...] = (
             ("dev-platform-token", "developer platform tokens: Neon napi_, Figma figd_, Resend re_, Bitbucket ATBB, Airtable pat...., NuGet oy2, Render rnd_, Netlify nfp_, Notion legacy secret_",
              ("napi_", "figd_", "re_", "atbb", "pat", "oy2", "rnd_", "nfp_", "secret_"),
              r"(?:napi_[a-z0-9]{60,}|figd_[A-Za-z0-9_\-]{40,}|re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}|ATBB[A-Za-z0-9]{32,}|pat[A-Za-z0-9]{14}\.[a-f0-9]{64}|oy2[a-z0-9]{43}|rnd_[A-Za-z0-9]{32}|nfp_[A-Za-z0-9]{36,}|secret_[A-Za-z0-9]{43})"),
+            ("payment-provider-token", "payment and banking API tokens: PayPal/Braintree access tokens (access_token$production$...), Plaid access tokens (access-production-<uuid>)",
+             ("access_token$", "access-production-", "access-sandbox-", "access-development-"),
+             r"(?:access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}|access-(?:production|sandbox|development)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"),
+            ("dropbox-token", "Dropbox short-lived access tokens (sl. + 130 or more characters)", ("sl.",), r"sl\.[A-Za-z0-9_\-]{130,}"),
         )
     ),
     Rule("okta-token", "secret", "Okta API tokens (00 + 40 characters) with okta or SSWS in the 64 characters before",

@@ -493,11 +493,14 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         numbers = [p for p in value.replace(".", "-").split("-") if p.isdigit() and len(p) > 1]
         return sum(c.isdigit() for c in value) >= 8 and all(len(p) >= 6 for p in numbers)
     if kind == "anthropic":
-        # API and admin keys have one published shape (95 characters ending AA); a near miss is
-        # a fixture or a broken key. Other kinds (OAuth, session) are taken at any length.
+        # API and admin keys are 95 characters ending AA; a value of about that length that
+        # varies is taken too (a key cut or mistyped by a few characters still works as a
+        # lead), a short one with words in it is a fixture. Other kinds (OAuth, session) are
+        # taken at any length.
         kind_end = value.find("-", 7) + 1
         if value.startswith(("sk-ant-api", "sk-ant-admin")):
-            return len(value) - kind_end == 95 and value.endswith("AA")
+            body = value[kind_end:]
+            return len(body) == 95 and value.endswith("AA") or 85 <= len(body) <= 110 and _shaped(body)
         return True
     if kind == "shape":
         return _shaped(value)
@@ -610,12 +613,13 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True) -> list[F
 _TOKCH = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.~")
 _TOKB = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.~")
 # Found with RE2 on the one-byte view (Python's re tried every position of 32 KiB), checked in Python:
-# - a quote, what may sit between two pieces of one literal ("abc" "def", "abc" +\n "def"), a quote;
+# - a quote, what may sit between two pieces of one literal ("abc" "def", "abc" +\n "def",
+#   "abc" f"def"), a quote;
 # - a shell line continuation (abc\<newline>def);
 # - a line holding one token, then a line holding one token at the same indentation (a token wrapped
 #   in a YAML folded block, a base64 blob cut into lines).
 _JOINT_RX = _re2.RE2(
-    rb"""(["'])[ \t]*(?:\+[ \t]*)?(?:\\[ \t]*)?(?:\r?\n[ \t]*(?:\+[ \t]*)?)?["']"""
+    rb"""(["'])[ \t]*(?:\+[ \t]*)?(?:\\[ \t]*)?(?:\r?\n[ \t]*(?:\+[ \t]*)?)?[rbfuRBFU]{0,2}["']"""
     rb"""|(\\\r?\n[ \t]*)"""
     rb"""|(?m:^([ \t]*)[A-Za-z0-9+/=_\-.~]{8,}(\r?\n)([ \t]*)[A-Za-z0-9+/=_\-.~]{4,}[ \t]*\r?$)""", _OPTIONS)
 _WRAP_WIDTHS = frozenset((80, 100, 120))
