@@ -363,9 +363,15 @@ def looks_fake(value: str, text: str = "", end: int = 0) -> bool:
     """Documentation placeholders, whatever rule matched them: ghp_xxxxxxxx, AKIA...EXAMPLE,
     <your token>, ${TOKEN}, ****, or a token whose tail is masked (xoxp-1234-...-#####) or
     already redacted (ops_eyJzaWdu..[Redacted])."""
+    if text.startswith(_MASKED_TAILS, end):
+        return True
+    return _fake_value(value) if len(value) <= 256 else _fake_value.__wrapped__(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _fake_value(value: str) -> bool:
     v = value[:CHECK_LIMIT]
-    return _FAKE.search(v) is not None or len(v) >= 16 and _LOWER_RUN.search(v) is not None \
-        or text.startswith(_MASKED_TAILS, end)
+    return _FAKE.search(v) is not None or len(v) >= 16 and _LOWER_RUN.search(v) is not None
 
 
 # Names that contain a credential word but hold something else: an id, a URL, a file, a size.
@@ -404,6 +410,7 @@ _SECRET_WORDS = ("pass", "pwd", "secret", "cred", "private")
 _CREDENTIAL_WORDS = ("pass", "pwd", "secret", "token", "cred", "bearer", "jwt", "auth", "sig", "salt", "cookie", "account")
 
 
+@functools.lru_cache(maxsize=2048)
 def _entropy_key_ok(key: str) -> bool:
     low = key.lower().strip("\"'`")
     if not _key_ok(key):
@@ -417,6 +424,7 @@ def _entropy_key_ok(key: str) -> bool:
     return True
 
 
+@functools.lru_cache(maxsize=2048)  # names repeat (self.api_key, cache_key): decide each once
 def _key_ok(key: str) -> bool:
     name = key.strip("\"'`")
     low = name.lower()
