@@ -471,16 +471,15 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
             return False  # "kind": "Secret", "data": {...}: the next key of an object, not this one's value
         return not _placeholder(value)
     if kind == "entropy":
-        return _random_looking_cached(value) and (m is None or _entropy_key_ok(m.group(1) or ""))
+        return (m is None or _entropy_key_ok(m.group(1) or "")) and _random_looking_cached(value)
     if kind == "entropy32":
         if len(value) < 32 or value.isdigit() or value.isalpha():
             return False
         quoted = start > 0 and text[start - 1] in "\"'`"
         if not quoted and m is not None and _CAMEL.search(m.group(1) or "") and "=" in text[m.end(1):start]:
             return False  # sumOfExposures = 3Kof...: code, where a secret would be a string literal
-        return (_random_looking_cached(value) and _entropy(value) >= 3.6
-                and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
-                and (m is None or _entropy_key_ok(m.group(1) or "")))
+        return ((m is None or _entropy_key_ok(m.group(1) or "")) and _random_looking_cached(value)
+                and _entropy(value) >= 3.6 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
     if kind == "authz":
         parts = value.split(None, 1)
         cred = parts[1] if len(parts) == 2 else parts[0]
