@@ -68,7 +68,15 @@ COMMANDS = [
     "PGPASSWORD={v} psql -h db.internal -U app", "export DB_PASS={v}", "SMTP_PASS={v}", "RABBITMQ_DEFAULT_PASS={v}",
     "LDAP_BIND_PW={v}", "export MYSQL_PWD={v}", "REDIS_PASSWD={v}", "GPG_PASSPHRASE='{q}' ./release.sh",
     "mongosh mongodb://db.internal:27017 -u app -p {v}",
+    "echo {v} | docker login -u bot --password-stdin registry.example.com",
+    "docker login ghcr.io -u bot --password-stdin <<< '{q}'",
 ]
+
+
+def test_several_password_flags_in_one_command():
+    v, w = password(), password()
+    assert_gone(f"keytool -genkeypair -keystore k.jks -storepass {v} -keypass {w}", v, w)
+    assert_gone(f"openssl pkcs12 -in a.p12 -passin pass:{v} -passout pass:{w} -out b.p12", v, w)
 
 
 @pytest.mark.parametrize("form", COMMANDS)
@@ -328,7 +336,7 @@ def sample(rule: str) -> str:
         "openrouter-key": "sk-or-v1-" + rand("0123456789abcdef", 64), "stripe-webhook-secret": "whsec_" + rand(ALNUM, 32),
         "langsmith-key": "lsv2_pt_" + rand("0123456789abcdef", 32) + "_" + rand("0123456789abcdef", 10),
         "supabase-key": "sbp_" + rand("0123456789abcdef", 40), "llm-provider-key-2": "tvly-" + rand(ALNUM, 32),
-        "dev-platform-token": "figd_" + rand(ALNUM, 40),
+        "dev-platform-token": "figd_" + rand(ALNUM, 40), "stdin-password": f"echo {v} | docker login -u bot --password-stdin",
         "payment-provider-token": f"access-production-{generate.Gen(1).uuid()}", "dropbox-token": "sl." + rand(ALNUM, 140), "phone-number": "call +1 415 555 0132 now",
         "phone-number-labelled": "Telefon: 030 " + rand("0123456789", 8),
         "docker-config-auth": docker_config("ghcr.io", base64.b64encode(f"bot:{v}".encode()).decode()),
@@ -336,7 +344,7 @@ def sample(rule: str) -> str:
     }[rule]
 
 
-NEW_RULES = ["cli-password", "htpasswd-password", "aws-cli-secret", "aws-secret-near-key-id", "private-key-base64",
+NEW_RULES = ["cli-password", "stdin-password", "htpasswd-password", "aws-cli-secret", "aws-secret-near-key-id", "private-key-base64",
              "kubeadm-token", "yaml-block-secret", "credential-i18n", "openrouter-key", "stripe-webhook-secret", "langsmith-key",
              "supabase-key", "llm-provider-key-2", "dev-platform-token", "payment-provider-token", "dropbox-token", "phone-number", "phone-number-labelled",
              "docker-config-auth", "payment-card", "iban", "us-ssn"]

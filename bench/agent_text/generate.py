@@ -163,6 +163,8 @@ def cmd_password(g: Gen) -> Row:
         (f"    env:\n      MONGO_INITDB_ROOT_PASSWORD: {pw}", pw),
         (f"mongosh \"mongodb://{h}:27017\" -u {u} -p {pw} --authenticationDatabase admin", pw),
         (f"psql \"host={h} user={u} password={pw} dbname={db}\"", pw),
+        (f"echo {pw} | docker login -u {u} --password-stdin registry.example.com", pw),
+        (f"keytool -genkeypair -keystore k.jks -keypass {pw} -dname CN=app", pw),
     ]
     cmd, secret = g.pick(forms)
     return Row("cmd-password", wrap(g, f"```\n{cmd}\n```" if g.r.random() < 0.5 else f"`{cmd}`"), [secret], decoys=[h])

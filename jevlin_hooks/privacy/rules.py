@@ -209,11 +209,18 @@ RULES: tuple[Rule, ...] = (
          r"|\b(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane)\b[^\n|;&]*?\blogin\b[^\n|;&]*?[ \t]-p[ \t]*"
          r"|\b(?:sqlcmd|bcp|osql|isql)\b[^\n|;&]*?[ \t]-P[ \t]*|\baz[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+"
          r"|\bmongo(?:sh|dump|restore|import|export)?\b[^\n|;&]*?[ \t]-p[ \t]+"
-         r"|\bldap[a-z]+\b[^\n|;&]*?[ \t]-w[ \t]*|\bkeytool\b[^\n|;&]*?[ \t]-(?:(?:src|dest)?(?:store|key)pass|new)[ \t]+"
-         r"|\bopenssl\b[^\n|;&]*?[ \t]-(?:passin|passout|pass|password)[ \t]+pass:|\bopenssl[ \t]+enc\b[^\n|;&]*?[ \t]-k[ \t]+)"
+         r"|\bldap[a-z]+\b[^\n|;&]*?[ \t]-w[ \t]*|\bkeytool\b[^\n|;&]*?[ \t]-new[ \t]+"
+         # flags only keytool and openssl have: each one on a line, however many there are
+         r"|[ \t]-(?:src|dest)?(?:store|key)pass[ \t]+|[ \t]-(?:passin|passout|pass|password)[ \t]+pass:"
+         r"|\bopenssl[ \t]+enc\b[^\n|;&]*?[ \t]-k[ \t]+)"
          + _CMD_VALUE,
-         ("mysql", "mariadb", "redis-cli", "sshpass", "login", "sqlcmd", "bcp", "osql", "isql", "mongo", "ldap", "keytool", "openssl"),
+         ("mysql", "mariadb", "redis-cli", "sshpass", "login", "sqlcmd", "bcp", "osql", "isql", "mongo", "ldap", "keytool",
+          "openssl", "storepass", "keypass", "pass:"),
          (1, 2, 3), "value"),
+    Rule("stdin-password", "secret", "a password piped or fed to a login that reads it from stdin: echo X | docker login --password-stdin, --password-stdin <<< X (docker, podman, helm, oras, crane, skopeo, buildah, nerdctl)",
+         r"\b(?:echo|printf)[ \t]+(?:-n[ \t]+)?" + _CMD_VALUE + r"[ \t]*\|[ \t]*(?:sudo[ \t]+)?(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane)\b[^\n|;&]*--password-stdin"
+         r"|--password-stdin[ \t]*<<<[ \t]*(?:'([^'\r\n]+)'|\"([^\"\r\n]+)\"|([^\s'\"`;|&<>()]+))",
+         ("--password-stdin",), (1, 2, 3, 4, 5, 6), "value"),
     Rule("htpasswd-password", "secret", "the password given to htpasswd -b (the last argument: htpasswd -b[c] FILE USER X, htpasswd -nb USER X)",
          r"(?m)\bhtpasswd(?:[ \t]+-[A-Za-z]+)+(?:[ \t]+[^\s\-]\S*){1,2}?[ \t]+" + _CMD_VALUE + r"[ \t]*(?:$|[|;&)`])",
          ("htpasswd",), (1, 2, 3), "value"),
