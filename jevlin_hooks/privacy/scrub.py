@@ -58,7 +58,6 @@ _GATE: Any = None
 _ALWAYS: list[int] = []  # rules with no keyword: they run on every text
 _BY_KEYWORD: dict[str, list[int]] = {}
 _GATE_WORDS: list[str] = []
-_I18N = frozenset(w for r in RULES if r.check == "i18n" for w in r.keywords)
 # One-character keywords ("." ":" "=" "@"): a plain `in` test each (memchr), since the automaton
 # would report every one of their thousands of occurrences.
 _COMMON = frozenset(k for r in RULES for k in r.keywords if k.isascii() and len(k) == 1)
