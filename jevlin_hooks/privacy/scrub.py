@@ -3,8 +3,12 @@
 Every rule (rules.py) is compiled with RE2 (google-re2): matching time is linear in the input
 whatever the input, so hostile text (long runs of near-matches, nested-quantifier bait, one huge
 line, binary junk) cannot make scrubbing slow. A keyword prefilter on the lower-cased text skips
-the rules that cannot match. Overlapping findings merge; each redacted span becomes
+the rules that cannot match; the rules that start from a word (credentials in other languages,
+labelled phone numbers) take their positions from it. Patterns run on a one-byte-per-character
+view of the text, so positions need no conversion. A value split across lines is also looked
+for with the joint taken out (_rejoined). Overlapping findings merge; each redacted span becomes
 ``[REDACTED:<rule>]`` and nothing of the secret (no prefix, no length hint) survives.
+:func:`scrub_many` does a record's fields in one pass.
 """
 
 from __future__ import annotations
