@@ -627,11 +627,11 @@ _TOKB = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234567
 #   "abc" f"def"), a quote;
 # - a shell line continuation (abc\<newline>def);
 # - a line holding one token, then a line holding one token at the same indentation (a token wrapped
-#   in a YAML folded block, a base64 blob cut into lines).
+#   in a YAML folded block, a base64 blob cut into lines; not KEY=value lines of an env file).
 _JOINT_RX = _re2.RE2(
     rb"""(["'])[ \t]*(?:\+[ \t]*)?(?:\\[ \t]*)?(?:\r?\n[ \t]*(?:\+[ \t]*)?)?[rbfuRBFU]{0,2}["']"""
     rb"""|(\\\r?\n[ \t]*)"""
-    rb"""|(?m:^([ \t]*)[A-Za-z0-9+/=_\-.~]{8,}(\r?\n)([ \t]*)[A-Za-z0-9+/=_\-.~]{4,}[ \t]*\r?$)""", _OPTIONS)
+    rb"""|(?m:^([ \t]*)[A-Za-z0-9+/_\-.~]{8,}(\r?\n)([ \t]*)[A-Za-z0-9+/_\-.~]{4,}={0,2}[ \t]*\r?$)""", _OPTIONS)
 _WRAP_WIDTHS = frozenset((80, 100, 120))
 _JOINT_WINDOW = 256
 _PII_RULES = frozenset(r.name for r in RULES if r.category == "pii")  # a phone number is not split in two
@@ -661,7 +661,7 @@ def _joints(text: str) -> list[tuple[int, int]]:
             at = nl[1]  # the second line may start the next pair
     # a terminal's hard wrap: a line of exactly 80, 100 or 120 characters running on
     lines = text.split("\n")
-    if any(len(line) in _WRAP_WIDTHS for line in lines):
+    if not _WRAP_WIDTHS.isdisjoint(map(len, lines)):
         pos = 0
         for line in lines:
             end = pos + len(line)
