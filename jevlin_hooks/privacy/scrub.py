@@ -478,11 +478,13 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
     if kind == "entropy32":
         if len(value) < 32 or value.isdigit() or value.isalpha():
             return False
+        name = (m.group(1) or "") if m is not None else ""
+        if m is not None and not _entropy_key_ok(name):
+            return False
         quoted = start > 0 and text[start - 1] in "\"'`"
-        if not quoted and m is not None and _CAMEL.search(m.group(1) or "") and "=" in text[m.end(1):start]:
+        if not quoted and m is not None and _CAMEL.search(name) and "=" in text[m.end(1):start]:
             return False  # sumOfExposures = 3Kof...: code, where a secret would be a string literal
-        return ((m is None or _entropy_key_ok(m.group(1) or "")) and _random_looking_cached(value)
-                and _entropy(value) >= 3.6 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
+        return (any(c.isdigit() for c in value) and _random_looking_cached(value) and _entropy(value) >= 3.6)
     if kind == "authz":
         parts = value.split(None, 1)
         cred = parts[1] if len(parts) == 2 else parts[0]
