@@ -163,6 +163,15 @@ def released(safe: Any) -> dict[str, Any]:
     return out
 
 
+def _text(value: Any, disabled: tuple[str, ...]) -> tuple[str, int]:
+    """One text scrubbed on its own: ``(clean, findings)``."""
+    v = _cut(value, TEXT_LIMIT)
+    if not v:
+        return v, 0
+    clean_text, findings = scrub.scrub(v, disabled)
+    return clean_text, len(findings)
+
+
 def _cut(value: Any, limit: int) -> str:
     if not isinstance(value, str):
         return "" if value is None else str(value)
