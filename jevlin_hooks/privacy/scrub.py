@@ -64,7 +64,14 @@ _BY_KEYWORD: dict[str, list[int]] = {}
 _GATE_WORDS: list[str] = []
 # One-character keywords ("." ":" "=" "@"): a plain `in` test each (memchr), since the automaton
 # would report every one of their thousands of occurrences.
-_COMMON = frozenset(k for r in RULES for k in r.keywords if k.isascii() and len(k) == 1)
+# The same for keywords that code and logs are full of (ac in "access", id, 00, key, user, token):
+# through the overlapping automaton each costs a Python tuple per occurrence, hundreds a message,
+# while `in` stops at the first. Words the located rules start from stay in the automaton (their
+# positions are needed).
+_LOCATED_WORDS = frozenset(k for r in RULES if r.check in ("i18n", "phonelabel") for k in r.keywords)
+_COMMON = frozenset(k for r in RULES for k in r.keywords if k.isascii() and len(k) == 1) | (frozenset((
+    "ac", "id", "_id", "00", "key", "user", "s.", "token", "--", "auth", "-p", "account", "sk", "-u", "pass", "secret",
+    "aws", "://")) - _LOCATED_WORDS)
 
 
 def compiled() -> list[list[_Compiled]]:
@@ -615,7 +622,7 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True) -> list[F
         for c in rules[i]:
             _run(c, text, lower, ascii_view, utf8s, out)
     if joints:
-        out.extend(_rejoined(text, off))
+        out.extend(_rejoined(text, off, ascii_view))
     return out
 
 
@@ -639,8 +646,7 @@ _JOINT_WINDOW = 256
 _PII_RULES = frozenset(r.name for r in RULES if r.category == "pii")  # a phone number is not split in two
 
 
-def _joints(text: str) -> list[tuple[int, int]]:
-    view = text.encode("ascii", _ONE_BYTE)
+def _joints(text: str, view: bytes) -> list[tuple[int, int]]:
     n = len(view)
     cuts: list[tuple[int, int]] = []
     at = 0
@@ -673,11 +679,11 @@ def _joints(text: str) -> list[tuple[int, int]]:
     return sorted(set(cuts))
 
 
-def _rejoined(text: str, off: set[str]) -> list[Finding]:
+def _rejoined(text: str, off: set[str], view: bytes) -> list[Finding]:
     """Findings that exist only once the pieces of a split value are joined: each joint is cut
     out of a window around it, the window is scanned, and what crosses a joint maps back to the
     original text (covering both pieces and the joint)."""
-    cuts = _joints(text)
+    cuts = _joints(text, view)
     if not cuts:
         return []
     cuts.sort()
@@ -754,13 +760,16 @@ def _run(c: _Compiled, text: str, lower: str, ascii_view: bytes, utf8s: list[tup
             out.append(Finding(rule.name, s, e))
             continue
         value = text[s:e]
-        if c.secret and (looks_fake(value, text, e) or value.startswith("LS0tLS1CRUdJTi") and not _pem64_private(value)
-                         and rule.name != "kubernetes-secret-data"):
-            continue
+        # Every test below only rejects, so their order changes nothing but the cost: the rule's
+        # own check first, since most candidates fail it on a cached key-name test or a shape
+        # test (a digest, a UUID) before the placeholder regexes would have to run.
         if rule.near and not _near(lower, s, rule.near):
             continue
         if rule.check and not _check(rule, value, text, s, e,
                                      _Groups(spans, text, pos) if c.needs_match else None, lower):
+            continue
+        if c.secret and (looks_fake(value, text, e) or value.startswith("LS0tLS1CRUdJTi") and not _pem64_private(value)
+                         and rule.name != "kubernetes-secret-data"):
             continue
         out.append(Finding(rule.name, s, e))
 
