@@ -64,14 +64,7 @@ _BY_KEYWORD: dict[str, list[int]] = {}
 _GATE_WORDS: list[str] = []
 # One-character keywords ("." ":" "=" "@"): a plain `in` test each (memchr), since the automaton
 # would report every one of their thousands of occurrences.
-# The same for keywords that code and logs are full of (ac in "access", id, 00, key, user, token):
-# through the overlapping automaton each costs a Python tuple per occurrence, hundreds a message,
-# while `in` stops at the first. Words the located rules start from stay in the automaton (their
-# positions are needed).
-_LOCATED_WORDS = frozenset(k for r in RULES if r.check in ("i18n", "phonelabel") for k in r.keywords)
-_COMMON = frozenset(k for r in RULES for k in r.keywords if k.isascii() and len(k) == 1) | (frozenset((
-    "ac", "id", "_id", "00", "key", "user", "s.", "token", "--", "auth", "-p", "account", "sk", "-u", "pass", "secret",
-    "aws", "://")) - _LOCATED_WORDS)
+_COMMON = frozenset(k for r in RULES for k in r.keywords if k.isascii() and len(k) == 1)
 
 
 def compiled() -> list[list[_Compiled]]:
