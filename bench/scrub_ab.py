@@ -1,0 +1,75 @@
+"""This tree's scrubber beside another tree's, interleaved message by message on the same texts.
+
+    .venv/bin/python bench/scrub_ab.py OTHER_TREE [--n 100]
+
+On a shared machine two separate runs of bench/scrub_speed.py differ by more than most speed
+changes; here both scrubbers see each message back to back, so load hits both alike. It also
+checks that both give the same output (clean text and findings) on every message: a speed change
+that changes what is redacted shows up as a count below n. OTHER_TREE is a checkout, e.g.
+`git archive main | tar -x -C /tmp/main`. The other tree's scrub.py is loaded on its own; rules.py
+and pii.py come from this tree (so the comparison is of the scanning code, not of the rule table).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import random
+import sys
+import time
+from types import ModuleType
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from bench import scrub_speed  # noqa: E402
+from bench.agent_text import generate  # noqa: E402
+from jevlin_hooks.privacy import scrub  # noqa: E402
+
+
+def load_other(tree: str) -> ModuleType:
+    path = os.path.join(tree, "jevlin_hooks", "privacy", "scrub.py")
+    spec = importlib.util.spec_from_file_location("scrub_other", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["scrub_other"] = mod  # dataclasses look their module up while the class is made
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def key(result: tuple[str, list]) -> tuple[str, list[tuple[str, int, int]]]:
+    return result[0], [(f.rule, f.start, f.end) for f in result[1]]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("other", help="the other tree (a checkout of main, say)")
+    ap.add_argument("--n", type=int, default=100)
+    args = ap.parse_args()
+    other = load_other(args.other)
+    rng = random.Random(7)  # the same messages as bench/scrub_speed.py
+    snippets = [r.text for r in generate.rows(7, 400)]
+    mixes = {"bench": [scrub_speed.bench_message(rng) for _ in range(args.n)],
+             "varied": [scrub_speed.varied_message(rng, snippets) for _ in range(args.n)]}
+    scrub.compiled()
+    other.compiled()
+    for name, msgs in mixes.items():
+        theirs: list[float] = []
+        ours: list[float] = []
+        same = 0
+        for m in msgs:
+            t0 = time.perf_counter()
+            a = other.scrub(m)
+            theirs.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            b = scrub.scrub(m)
+            ours.append(time.perf_counter() - t0)
+            same += key(a) == key(b)
+        p_theirs, p_ours = scrub_speed.p(theirs, .5), scrub_speed.p(ours, .5)
+        print(f"{name:6} mix: other tree p50 {p_theirs:.2f} ms, this tree p50 {p_ours:.2f} ms "
+              f"({p_theirs / p_ours:.2f}x), same output on {same}/{len(msgs)} messages")
+
+
+if __name__ == "__main__":
+    main()
