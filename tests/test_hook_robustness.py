@@ -9,7 +9,8 @@ import subprocess
 import time
 
 import pytest
-from conftest import hook_errors, queued, readonly_copy, run, state_of
+from conftest import hook_errors, queued, readonly_copy, state_of
+from conftest import run_process as run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

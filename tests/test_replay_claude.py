@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 
-from conftest import hook_errors, queued, run, state_of
+from conftest import hook_errors, queued, replay_scenario, run, state_of
 
 from jevlin_hooks import replay
 
@@ -20,7 +20,7 @@ S_FORK = "a03ec505-e984-4b12-9b69-916ef02dbd48"
 
 
 def replay_ok(home: str, scenario: str, tmp_path) -> None:
-    for p in replay.replay(home, scenario, str(tmp_path / "transcripts")):
+    for p in replay_scenario(home, scenario, str(tmp_path / "transcripts")):
         assert p.returncode == 0 and p.stdout == b""
     assert hook_errors(home) == ""
 

@@ -10,7 +10,7 @@ import sys
 import time
 
 import pytest
-from conftest import PROBE_CONFIG, run
+from conftest import PROBE_CONFIG, replay_scenario, run
 
 from jevlin_hooks import replay
 from jevlin_hooks.privacy import ids
@@ -36,10 +36,10 @@ def cli(home: str, *args: str) -> subprocess.CompletedProcess[str]:
 def build_home(home: str, tmp, claude=("basic", "resume", "compact", "autocompact", "subagent", "interrupt"),
                codex=("subagent",)) -> dict[str, trajectory.Thread]:
     for s in claude:
-        for p in replay.replay(home, s, str(tmp / "t"), "claude-code"):
+        for p in replay_scenario(home, s, str(tmp / "t"), "claude-code"):
             assert p.returncode == 0
     for s in codex:
-        for p in replay.replay(home, s, str(tmp / "tc"), "codex"):
+        for p in replay_scenario(home, s, str(tmp / "tc"), "codex"):
             assert p.returncode == 0
     drain(home)
     return trajectory.build(trajectory.load_records(home))

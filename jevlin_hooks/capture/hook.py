@@ -17,6 +17,7 @@ from jevlin_hooks.base import fastjson, paths
 # typing (which imports re) costs more than a hook's whole start-up budget: types only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 MAX_PAYLOAD = 64 << 20  # larger payloads are drained and dropped, logged
@@ -150,7 +151,12 @@ def _maybe_start_daemon(home: str) -> None:
         os._exit(0)
 
 
-def main(harness: str, argv: list[str] | None = None) -> None:
+def run(harness: str, argv: list[str], stdin: Callable[[], bytes] = _read_stdin) -> list[str]:
+    """Everything a hook process does except printing and exiting: returns what to print.
+
+    Never raises. ``main`` is this plus the output; the tests' in-process scenarios call it
+    directly, so both paths run the same code.
+    """
     home = paths.home()
     out: list[str] = []
     mod = None
@@ -159,8 +165,8 @@ def main(harness: str, argv: list[str] | None = None) -> None:
         from jevlin_hooks.capture import harness as harnesses
 
         mod = harnesses.get(harness)
-        data = mod.read_payload(harness, list(argv or []))
-        payload = fastjson.loads(_read_stdin() if data is None else data)
+        data = mod.read_payload(harness, argv)
+        payload = fastjson.loads(stdin() if data is None else data)
         out = handle(harness, payload, home)
     except BaseException as exc:  # noqa: BLE001 - the whole point: never fail the agent
         if mod is not None and not out:
@@ -174,6 +180,11 @@ def main(harness: str, argv: list[str] | None = None) -> None:
             log.write(home, "hook.log", f"{harness}: {log.describe(exc)}")
         except BaseException:  # noqa: BLE001
             pass
+    return out
+
+
+def main(harness: str, argv: list[str] | None = None) -> None:
+    out = run(harness, list(argv or []))
     try:
         for line in out:
             os.write(1, line.encode() + b"\n")
