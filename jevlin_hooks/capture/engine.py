@@ -4,7 +4,8 @@ Pure apart from the clock and the ``history_for`` callback, so every rule here i
 without a process. The state is one JSON document per harness session (see lineage.py); the
 root thread lives at the top level and each subagent is a child thread under ``agents``.
 
-Normalized event (a dict, built by jevlin_hooks.capture.harness.*):
+Normalized event (a dict, built by jevlin_hooks.capture.harness.*; its shape is ``Event`` in
+shapes.py, the state's ``State``, the records' ``SearchRecord`` and ``TurnEndRecord``):
   kind        session_start | prompt | pre_tool | post_tool | tool_failed | tool_batch |
               pre_compact | post_compact | subagent_start | subagent_stop | stop |
               stop_failure | interrupt | session_end | agent_response | other
@@ -25,14 +26,17 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    Event = dict[str, Any]
-    State = dict[str, Any]
-    Agent = dict[str, Any]
-    Turn = dict[str, Any]
-    Pending = dict[str, Any]
-    Record = dict[str, Any]
-    Config = dict[str, Any]
-    History = Callable[[Pending], str | None]
+    from jevlin_hooks.capture.shapes import (
+        Agent,
+        Config,
+        Event,
+        History,
+        Pending,
+        Record,
+        State,
+        Turn,
+    )
+
     Handler = Callable[[State, Event, Config, History, list[Record]], None]
 
 SCHEMA = 1
@@ -195,27 +199,16 @@ def _on_pre_tool(state: State, ev: Event, cfg: Config, history_for: History, rec
         turn.setdefault("texts", []).append(ev["agent_message"][-HISTORY_LIMIT:])
     if turn is not None and turn.get("texts"):
         ev = {**ev, "history_snapshot": _clip_texts(turn["texts"])}
-    _register_search(state, ev, agent, turn, tid, key)
+    _register_search(state, ev, agent, turn, tid, call)
 
 
 def _on_post_tool(state: State, ev: Event, cfg: Config, history_for: History, records: list[Record]) -> None:
     agent, turn = _note_tool(state, ev, cfg, history_for, records)
     if ev.get("search") is None:
         return
-    tid = _call_turn(ev, agent, turn)
-    call = ev.get("tool_use_id")
-    key = _same_call(state, ev, tid)
-    if call and (key is None or f"{tid}/{call}" in state["pending"]):
-        key = f"{tid}/{call}"
-    elif key is None:  # no call id, and no other event described this call (Cursor)
-        if _call_key_closed(state, ev):
-            return
-        ev = {**ev, "tool_use_id": _synthetic_call_id(ev)}
-        key = f"{tid}/{ev['tool_use_id']}"
-    if key in state["closed_calls"] or (key not in state["pending"] and _call_key_closed(state, ev)):
+    key = _closing_call(state, ev, agent, turn)
+    if key is None:
         return
-    if key not in state["pending"]:  # no PreToolUse seen (installed mid-call, lost event)
-        _register_search(state, ev, agent, turn, tid, key)
     p = state["pending"].pop(key)
     _push(state["closed_calls"], key, CLOSED_KEEP)
     for ck in p.get("call_keys", []):
@@ -230,6 +223,26 @@ def _on_post_tool(state: State, ev: Event, cfg: Config, history_for: History, re
     if hist is None:
         hist = history_for(p)
     records.append(_search_record(state, p, status, dur, hist))
+
+
+def _closing_call(state: State, ev: Event, agent: Agent | None, turn: Turn | None) -> str | None:
+    """The pending key a post-tool event closes; registers the call when its start was never
+    seen (installed mid-call, a lost event). None: the call was already closed."""
+    tid = _call_turn(ev, agent, turn)
+    call = ev.get("tool_use_id")
+    same = _same_call(state, ev, tid)  # another event of the same call (Cursor)
+    if same is not None and not (call and f"{tid}/{call}" in state["pending"]):
+        return same
+    if not call:
+        if _call_key_closed(state, ev):
+            return None
+        call = _synthetic_call_id(ev)
+    key = f"{tid}/{call}"
+    if key in state["closed_calls"] or (key not in state["pending"] and _call_key_closed(state, ev)):
+        return None
+    if key not in state["pending"]:
+        _register_search(state, ev, agent, turn, tid, call)
+    return key
 
 
 def _call_key_closed(state: State, ev: Event) -> bool:
@@ -349,7 +362,7 @@ def _agent(state: State, ev: Event, create: bool = True) -> Agent | None:
             "turn_id": ev.get("turn_id"),
             "parent_call": state.get("last_agent_call"),
             # the root turn under way when it started: its searches count toward that turn
-            "parent_turn": (state.get("turn") or {}).get("id"),
+            "parent_turn": turn["id"] if (turn := state["turn"]) else None,
         }
     agent: Agent | None = agents.get(aid)
     return agent
@@ -433,7 +446,7 @@ def _same_call(state: State, ev: Event, tid: str | None) -> str | None:
 
 
 def _register_search(
-    state: State, ev: Event, agent: Agent | None, turn: Turn | None, tid: str | None, key: str,
+    state: State, ev: Event, agent: Agent | None, turn: Turn | None, tid: str | None, call: str,
 ) -> None:
     holder = agent if agent is not None else state
     holder["seq"] = holder.get("seq", 0) + 1
@@ -444,10 +457,11 @@ def _register_search(
         by_turn[owner] = by_turn.get(owner, 0) + 1
     elif turn is not None:
         turn["searches"] += 1
-    state["pending"][key] = {
+    ck = ev.get("call_key")
+    state["pending"][f"{tid}/{call}"] = {
         "record_id": os.urandom(16).hex(),
         "seq": holder["seq"],
-        "call_id": ev["tool_use_id"],
+        "call_id": call,
         "turn_id": tid,
         "agent_id": ev.get("agent_id"),
         "window": holder.get("window", 0),
@@ -457,7 +471,7 @@ def _register_search(
         "command": ev.get("command") or "",
         "transcript_path": ev.get("agent_transcript_path") or ev.get("transcript_path"),
         "history": ev.get("history_snapshot"),
-        "call_keys": [ev["call_key"]] if ev.get("call_key") else [],
+        "call_keys": [ck] if ck else [],
     }
 
 
@@ -546,11 +560,11 @@ def close_stale(
 
 def _search_record(state: State, p: Pending, status: str, duration_ms: int | None, history: str | None) -> Record:
     agent_id = p.get("agent_id")
-    agent = state["agents"].get(agent_id) or {} if agent_id else {}
+    agent = state["agents"].get(agent_id) if agent_id else None
     host_meta: dict[str, Any] = {"platform": sys.platform}
     if state.get("model"):
         host_meta["model"] = state["model"]
-    if agent.get("agent_type"):
+    if agent and agent.get("agent_type"):
         host_meta["agent_type"] = agent["agent_type"]
     host_meta["history_source"] = "transcript" if history is not None else "none"
     return {
@@ -564,7 +578,7 @@ def _search_record(state: State, p: Pending, status: str, duration_ms: int | Non
         "call_id": p["call_id"],
         # a root thread has no parent: only a subagent names its session and spawning call
         "parent_session_id": state["session_id"] if agent_id else None,
-        "parent_call_id": agent.get("parent_call") if agent_id else None,
+        "parent_call_id": agent.get("parent_call") if agent else None,
         "window": p["window"],
         "seq": p["seq"],
         "history": history or "",
