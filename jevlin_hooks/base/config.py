@@ -117,7 +117,8 @@ def load(home: str | None = None, use_cache: bool = True) -> dict[str, Any]:
             finally:
                 os.close(sfd)
             if cached.get("stamp") == stamp:
-                return cached["config"]
+                conf: dict[str, Any] = cached["config"]
+                return conf
         except (OSError, ValueError, AttributeError, KeyError):
             pass
     hfd = os.open(home, os.O_RDONLY | os.O_DIRECTORY)

@@ -148,6 +148,21 @@ def safe_name(raw: str) -> str:
     """A file-name-safe, collision-free token for an id we did not choose."""
     if 0 < len(raw) <= 96 and all(c.isascii() and (c.isalnum() or c in "-_") for c in raw):
         return raw
-    import _sha256
+    return "h" + sha256_hex(raw.encode("utf-8", "surrogatepass"))[:40]
 
-    return "h" + _sha256.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:40]
+
+def sha256(data: bytes) -> bytes:
+    """SHA-256 from the interpreter's builtin module: importing hashlib costs a hook's budget."""
+    try:
+        from _sha2 import sha256 as impl  # type: ignore[import-not-found]  # Python >= 3.12
+    except ImportError:
+        try:
+            from _sha256 import sha256 as impl  # type: ignore[import-not-found]  # Python 3.11
+        except ImportError:  # pragma: no cover - interpreters built without either
+            from hashlib import sha256 as impl
+    digest: bytes = impl(data).digest()
+    return digest
+
+
+def sha256_hex(data: bytes) -> str:
+    return sha256(data).hex()

@@ -24,8 +24,10 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
+    from jevlin_hooks.capture.shapes import Pending, State
 
-def _choose_call(state: dict[str, Any], agent_id: str | None, call_id: str | None) -> dict[str, Any] | None:
+
+def _choose_call(state: State, agent_id: str | None, call_id: str | None) -> Pending | None:
     pending = list(state.get("pending", {}).values())
     if call_id:
         for p in pending:
@@ -45,22 +47,22 @@ def _choose_call(state: dict[str, Any], agent_id: str | None, call_id: str | Non
 
 
 def _from_state(
-    state: dict[str, Any], source: str, agent_id: str | None = None, call_id: str | None = None
+    state: State, source: str, agent_id: str | None = None, call_id: str | None = None
 ) -> dict[str, Any]:
     call = _choose_call(state, agent_id, call_id)
     if call is not None and call.get("agent_id"):
         agent_id = call["agent_id"]
     agent = state.get("agents", {}).get(agent_id) if agent_id else None
-    turn = state.get("turn") or {}
+    turn = state.get("turn")
     out: dict[str, Any] = {
         "source": source,
         "harness": state.get("harness"),
         "raw_session_id": agent_id if agent_id else state.get("session_id"),
         "raw_parent_session_id": state.get("session_id") if agent_id else None,
-        "raw_turn_id": (call or {}).get("turn_id") or (agent or {}).get("turn_id") or turn.get("id"),
-        "raw_call_id": (call or {}).get("call_id") or call_id,
-        "window": (call or {}).get("window", (agent or state).get("window", 0)),
-        "seq": (call or {}).get("seq"),
+        "raw_turn_id": (call and call.get("turn_id")) or (agent and agent.get("turn_id")) or (turn and turn["id"]),
+        "raw_call_id": (call and call["call_id"]) or call_id,
+        "window": call["window"] if call else (agent or state).get("window", 0),
+        "seq": call["seq"] if call else None,
     }
     return out
 
@@ -94,7 +96,8 @@ def resolve_raw(home: str, env: Mapping[str, str] | None = None, cwd: str | None
         idx = lineage.read_index(home, "cwd", lineage.workspace_key(here))
         if idx:
             state = lineage.read(home, idx.get("lineage", ""))
-            if state is not None and state.get("cwd") and os.path.normpath(state["cwd"]) == os.path.normpath(here) \
+            where = state.get("cwd") if state is not None else None
+            if state is not None and where and os.path.normpath(where) == os.path.normpath(here) \
                     and state.get("status") != "ended":
                 return _from_state(state, "workspace")
     leader = os.getsid(0)

@@ -428,10 +428,10 @@ def _clip_texts(texts: list[str]) -> str:
 
 def _synthetic_call_id(ev: Event) -> str:
     """A call id for an event that has none (Cursor's beforeShellExecution)."""
-    from jevlin_hooks.privacy import ids
+    from jevlin_hooks.base import paths
 
     seed = f"{ev.get('turn_id')}|{ev.get('call_key') or ev.get('command') or ''}|{ev['now']}"
-    return "call-" + ids.sha256_hex(seed.encode("utf-8", "surrogatepass"))[:24]
+    return "call-" + paths.sha256_hex(seed.encode("utf-8", "surrogatepass"))[:24]
 
 
 def _same_call(state: State, ev: Event, tid: str | None) -> str | None:

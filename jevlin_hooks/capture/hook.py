@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from jevlin_hooks.capture.shapes import Record, State
+
 MAX_PAYLOAD = 64 << 20  # larger payloads are drained and dropped, logged
 
 
@@ -88,16 +90,17 @@ def handle(harness: str, payload: Any, home: str) -> list[str]:
         ev["agent_pid"] = _agent_pid()
     mod.route(ev, home)
     mod.enrich(ev, cfg)
-    if ev.get("agent_pid"):
+    pid = ev.get("agent_pid")
+    if pid:
         from jevlin_hooks.capture import procinfo
 
-        ev["agent_pid_start"] = procinfo.start_time(ev["agent_pid"])
+        ev["agent_pid_start"] = procinfo.start_time(pid)
 
     from jevlin_hooks.capture import engine, lineage
 
     before: dict[str, Any] = {}
 
-    def transition(state: dict[str, Any] | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    def transition(state: State | None) -> tuple[State | None, list[Record]]:
         if state is not None:
             before["pid"] = state.get("agent_pid")
             before["cwd"] = state.get("cwd")
@@ -109,8 +112,9 @@ def handle(harness: str, payload: Any, home: str) -> list[str]:
         if state.get("agent_pid") and state["agent_pid"] != before.get("pid"):
             lineage.write_index(home, "pid", str(state["agent_pid"]),
                                 {"lineage": name, "start": state.get("agent_pid_start")})
-        if state.get("cwd") and state["cwd"] != before.get("cwd"):
-            lineage.write_index(home, "cwd", lineage.workspace_key(state["cwd"]),
+        cwd = state.get("cwd")
+        if cwd and cwd != before.get("cwd"):
+            lineage.write_index(home, "cwd", lineage.workspace_key(cwd),
                                 {"lineage": name, "updated": now})
     if ev["kind"] == "session_start" and cfg.get("daemon", {}).get("autostart") \
             and os.environ.get("JEVLIN_DAEMON_AUTOSTART", "1") not in ("0", "off", "false"):

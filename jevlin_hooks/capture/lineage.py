@@ -20,17 +20,16 @@ from jevlin_hooks.base import fastjson, paths, spool
 # typing (which imports re) costs more than a hook's whole start-up budget: types only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Any
 
-    Transition = Callable[[dict[str, Any] | None], tuple[dict[str, Any] | None, list[dict[str, Any]]]]
+    from jevlin_hooks.capture.shapes import State, Transition
 
 
 def file_name(harness: str, session_id: str) -> str:
     return f"{harness}.{paths.safe_name(session_id)}"
 
 
-def update(home: str, harness: str, session_id: str, transition: Transition) -> dict[str, Any] | None:
+def update(home: str, harness: str, session_id: str, transition: Transition) -> State | None:
     """Apply ``transition`` under the session's lock; returns the new state."""
     name = file_name(harness, session_id)
     dfd = paths.open_dir(home, "sessions")
@@ -56,16 +55,17 @@ def update(home: str, harness: str, session_id: str, transition: Transition) -> 
         os.close(dfd)
 
 
-def _read(dfd: int, name: str) -> dict[str, Any] | None:
+def _read(dfd: int, name: str) -> State | None:
     try:
         data = paths.read_bytes(dfd, name)
     except FileNotFoundError:
         return None
     try:
-        state = fastjson.loads(data)
+        loaded = fastjson.loads(data)
     except ValueError:
-        state = None
-    if not isinstance(state, dict) or state.get("v") != 1:
+        loaded = None
+    valid = isinstance(loaded, dict) and loaded.get("v") == 1
+    if not valid:
         # Unreadable (should not happen: writes are atomic). Keep it for inspection and start
         # over rather than fail every later event of the session.
         try:
@@ -73,10 +73,11 @@ def _read(dfd: int, name: str) -> dict[str, Any] | None:
         except OSError:
             pass
         return None
+    state: State = loaded  # the one writer is update(): the shape engine.apply returned
     return state
 
 
-def read(home: str, name: str) -> dict[str, Any] | None:
+def read(home: str, name: str) -> State | None:
     """Read a lineage file without locking (atomic replace makes this consistent)."""
     try:
         dfd = paths.open_dir(home, "sessions", create=False)
@@ -84,12 +85,16 @@ def read(home: str, name: str) -> dict[str, Any] | None:
         return None
     try:
         data = paths.read_bytes(dfd, name + ".json")
-        state = fastjson.loads(data)
-        return state if isinstance(state, dict) else None
+        loaded = fastjson.loads(data)
     except (OSError, ValueError):
         return None
     finally:
         os.close(dfd)
+    valid = isinstance(loaded, dict)
+    if not valid:
+        return None
+    state: State = loaded
+    return state
 
 
 def list_names(home: str) -> list[str]:
@@ -100,9 +105,7 @@ def list_names(home: str) -> list[str]:
 
 
 def workspace_key(cwd: str) -> str:
-    import _sha256
-
-    return _sha256.sha256(os.path.normpath(cwd).encode("utf-8", "surrogatepass")).hexdigest()[:40]
+    return paths.sha256_hex(os.path.normpath(cwd).encode("utf-8", "surrogatepass"))[:40]
 
 
 def write_index(home: str, kind: str, key: str, value: dict[str, Any]) -> None:

@@ -12,6 +12,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from jevlin_hooks.capture.shapes import Config, Event
+
 
 def text(d: dict[str, Any], key: str) -> str | None:
     v = d.get(key)
@@ -19,9 +21,9 @@ def text(d: dict[str, Any], key: str) -> str | None:
 
 
 def event(payload: dict[str, Any], kind: str, now: float, session_id: str, turn_key: str,
-          cfg: dict[str, Any], status_of: Callable[[Any], str]) -> dict[str, Any]:
+          cfg: Config, status_of: Callable[[Any], str]) -> Event:
     agent_type = payload.get("agent_type")
-    ev: dict[str, Any] = {
+    ev: Event = {
         "kind": kind,
         "now": now,
         "session_id": session_id,
@@ -35,7 +37,8 @@ def event(payload: dict[str, Any], kind: str, now: float, session_id: str, turn_
     if kind == "session_start":
         ev["source"] = text(payload, "source") or "startup"
     elif kind == "prompt":
-        ev["prompt"] = payload.get("prompt") if isinstance(payload.get("prompt"), str) else ""
+        prompt = payload.get("prompt")
+        ev["prompt"] = prompt if isinstance(prompt, str) else ""
     elif kind in ("pre_tool", "post_tool", "tool_failed"):
         tool = text(payload, "tool_name") or ""
         tool_input = payload.get("tool_input")
