@@ -11,6 +11,7 @@ import sys
 
 TYPE_CHECKING = False  # typing imports re: `context` cannot afford it
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
 
 
@@ -165,7 +166,7 @@ def _trajectory(ns: Any) -> int:
     return 0
 
 
-def _daemon(ns: object) -> int:
+def _daemon(ns: argparse.Namespace) -> int:
     from jevlin_hooks.base import paths
     from jevlin_hooks.ship import control
 
@@ -190,7 +191,7 @@ def _daemon(ns: object) -> int:
     return 0 if ok else 1
 
 
-def _spool(ns: object) -> int:
+def _spool(ns: argparse.Namespace) -> int:
     import shutil
 
     from jevlin_hooks.base import paths, spool
@@ -208,7 +209,7 @@ def _spool(ns: object) -> int:
     return 0
 
 
-def _scrub(ns: object) -> int:
+def _scrub(ns: argparse.Namespace) -> int:
     from jevlin_hooks.base import config, paths
     from jevlin_hooks.privacy import scrub
     from jevlin_hooks.privacy.rules import RULES
@@ -238,7 +239,7 @@ def _scrub(ns: object) -> int:
     return 0
 
 
-def _key(ns: object) -> int:
+def _key(ns: argparse.Namespace) -> int:
     from jevlin_hooks.base import paths
     from jevlin_hooks.privacy import ids
 
@@ -261,7 +262,7 @@ def _key(ns: object) -> int:
     return 0
 
 
-def _preview(ns: object) -> int:
+def _preview(ns: argparse.Namespace) -> int:
     import json
 
     from jevlin_hooks.base import config, paths, spool

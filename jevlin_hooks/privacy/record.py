@@ -90,7 +90,7 @@ def make_safe(rec: Any, key: bytes, disabled_rules: tuple[str, ...] = ()) -> dic
             out[field], n = _text(value, disabled_rules)
             redactions += n
         elif field == "host_meta":
-            meta = {}
+            meta: dict[str, Any] = {}
             if isinstance(value, dict):
                 for k in HOST_META_KEYS:
                     v = value.get(k)

@@ -404,10 +404,12 @@ class _Groups:
 
     def group(self, i: int) -> str | None:
         g = self.m.group(i)
-        return g.decode("ascii") if self.b and g is not None else g
+        if g is None:
+            return None
+        return g.decode("ascii") if self.b else str(g)
 
     def end(self, i: int) -> int:
-        return self.m.end(i)  # bytes run only on ASCII text, so byte and character offsets agree
+        return int(self.m.end(i))  # bytes run only on ASCII text, so byte and character offsets agree
 
 
 def merge(findings: list[Finding]) -> list[Finding]:

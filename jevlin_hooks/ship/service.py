@@ -17,12 +17,15 @@ import signal
 import sys
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jevlin_hooks.base import config, log, paths, spool
 from jevlin_hooks.privacy import ids, record
 from jevlin_hooks.ship import daemon_state as status_file
 from jevlin_hooks.ship.sinks import Result, Sink, from_config
+
+if TYPE_CHECKING:
+    from jevlin_hooks.capture.shapes import History, Record, State
 
 LOCK_NAME = paths.DAEMON_LOCK
 PID_NAME = "daemon.pid"
@@ -327,7 +330,7 @@ class Daemon:
             except ValueError:
                 continue  # a lineage file of a harness this version does not know
 
-            def transition(st: dict[str, Any] | None, history_for: Any = history_for) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+            def transition(st: State | None, history_for: History = history_for) -> tuple[State | None, list[Record]]:
                 if st is None:
                     return None, []
                 recs = engine.close_stale(st, self.cfg, time.time(), max_age, history_for)

@@ -217,7 +217,7 @@ def rows(threads: dict[str, Thread], harness: str | None = None, since: float | 
             "abandoned": th.abandoned(),
             "last_active": datetime.fromtimestamp(th.stop, UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
         })
-    out.sort(key=lambda r: r["last_active"], reverse=True)
+    out.sort(key=lambda r: str(r["last_active"]), reverse=True)
     return out
 
 
@@ -330,7 +330,7 @@ def _render_turns(th: Thread, out: list[str], indent: str, width: int, textwrap:
 def summarize(th: Thread) -> dict[str, Any]:
     """Stable JSON for diffing two runs of a task: no ids, no timestamps."""
     def one(t: Thread) -> dict[str, Any]:
-        turns = []
+        turns: list[dict[str, Any]] = []
         for turn in t.turns:
             turns.append({
                 "outcome": turn.outcome,
