@@ -128,11 +128,12 @@ def _hook_call(
 
 def run_hook(
     home: str, payload: dict[str, Any] | bytes, harness: str = "claude-code",
-    env: dict[str, str] | None = None, timeout: float = 30,
+    env: dict[str, str] | None = None, timeout: float = 30, python_flags: tuple[str, ...] = (),
 ) -> subprocess.CompletedProcess[bytes]:
-    """One hook process, as the harness runs it."""
+    """One hook process, as the harness runs it (``python_flags``: more interpreter options,
+    such as ``-X importtime``)."""
     args, data, full_env = _hook_call(home, payload, harness, env)
-    argv = [sys.executable, "-I", "-S", ENTRY, *args]
+    argv = [sys.executable, *python_flags, "-I", "-S", ENTRY, *args]
     return subprocess.run(argv, input=data, capture_output=True, env=full_env, timeout=timeout, check=False)
 
 

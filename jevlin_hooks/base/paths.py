@@ -9,6 +9,7 @@ of followed. The home itself may be a symlink: that is the user's choice, not a 
 from __future__ import annotations
 
 import os
+import sys
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -153,13 +154,13 @@ def safe_name(raw: str) -> str:
 
 def sha256(data: bytes) -> bytes:
     """SHA-256 from the interpreter's builtin module: importing hashlib costs a hook's budget."""
-    try:
-        from _sha2 import sha256 as impl  # type: ignore[import-not-found]  # Python >= 3.12
-    except ImportError:
-        try:
-            from _sha256 import sha256 as impl  # type: ignore[import-not-found]  # Python 3.11
-        except ImportError:  # pragma: no cover - interpreters built without either
-            from hashlib import sha256 as impl
+    try:  # by version: a failed import walks sys.path, which a hook cannot afford either
+        if sys.version_info >= (3, 12):
+            from _sha2 import sha256 as impl
+        else:
+            from _sha256 import sha256 as impl  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - interpreters built without the builtin module
+        from hashlib import sha256 as impl
     digest: bytes = impl(data).digest()
     return digest
 
