@@ -4,14 +4,12 @@ Pure apart from the clock and the ``history_for`` callback, so every rule here i
 without a process. The state is one JSON document per harness session (see lineage.py); the
 root thread lives at the top level and each subagent is a child thread under ``agents``.
 
-Normalized event (a dict, built by jevlin_hooks.capture.harness.*; its shape is ``Event`` in
-shapes.py, the state's ``State``, the records' ``SearchRecord`` and ``TurnEndRecord``):
-  kind        session_start | prompt | pre_tool | post_tool | tool_failed | tool_batch |
-              pre_compact | post_compact | subagent_start | subagent_stop | stop |
-              stop_failure | interrupt | session_end | agent_response | other
-  session_id, turn_id, agent_id, agent_type, source, tool_name, tool_use_id, tool_input,
-  search (the query, or None when the call is not a search), history, status, duration_ms,
-  prompt, last_message, error, model, cwd, transcript_path, tool_calls, summary, now
+The normalized event is a dict built by a harness module (capture/harness/<name>.py); its
+fields are ``Event`` in shapes.py, the state's ``State``, the records' ``SearchRecord`` and
+``TurnEndRecord``. ``apply`` notes what every event says about the session (cwd, model, agent
+pid), lets the compaction step take compaction events, then runs the one handler for the
+event's kind from ``HANDLERS``; a kind without a handler only notes the session. A new
+harness reuses these kinds; a new kind is one ``_on_<kind>`` function and one table entry.
 """
 
 from __future__ import annotations
