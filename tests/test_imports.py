@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 
+import pi_replay
 import pytest
 from conftest import hook_errors
 from hypothesis import given, settings
@@ -101,7 +102,11 @@ def _events(harness: str, tmp: str) -> list[dict]:
     return out
 
 
-@pytest.mark.parametrize("harness", harnesses.HARNESSES)
+# a harness whose agent streams to one resident recorder (Pi) defines closing_payload
+STREAMING = [h for h in harnesses.HARNESSES if hasattr(harnesses.get(h), "closing_payload")]
+
+
+@pytest.mark.parametrize("harness", [h for h in harnesses.HARNESSES if h not in STREAMING])
 def test_hook_process_imports_stay_within_the_budget(probe_home, tmp_path, harness):
     config.load(probe_home)  # the parsed config is cached: only an edited config.toml costs tomllib
     events = _events(harness, str(tmp_path))
@@ -117,6 +122,21 @@ def test_hook_process_imports_stay_within_the_budget(probe_home, tmp_path, harne
     assert hook_errors(probe_home) == ""
     # the check saw the hook's real work: its engine, lineage and queue
     assert {"jevlin_hooks.capture.engine", "jevlin_hooks.capture.lineage", "jevlin_hooks.base.spool"} <= seen
+
+
+def test_pi_recorder_imports_stay_within_the_budget(probe_home, tmp_path):
+    """The resident recorder (`entry.py pi --stream`) fed every captured Pi session."""
+    assert STREAMING == ["pi"], "a new streaming harness: feed its captures here too"
+    config.load(probe_home)
+    sessions = pi_replay.lay_sessions(str(tmp_path))
+    names = sorted({n.rsplit("-", 2)[0] for n in os.listdir(os.path.join(pi_replay.DATA, "events"))})
+    lines = [line for n in names for line in pi_replay.as_sent(pi_replay.captures(n), sessions)]
+    p = pi_replay.stream(probe_home, lines, python_flags=("-X", "importtime"))
+    assert p.returncode == 0
+    mods = _imported(p.stderr)
+    _check(mods, _floor())
+    assert hook_errors(probe_home) == ""
+    assert {"jevlin_hooks.capture.engine", "jevlin_hooks.capture.harness.pi", "jevlin_hooks.base.spool"} <= mods
 
 
 def test_a_garbled_payload_imports_no_more(home):

@@ -10,6 +10,14 @@ fields are ``Event`` in shapes.py, the state's ``State``, the records' ``SearchR
 pid), lets the compaction step take compaction events, then runs the one handler for the
 event's kind from ``HANDLERS``; a kind without a handler only notes the session. A new
 harness reuses these kinds; a new kind is one ``_on_<kind>`` function and one table entry.
+
+Kinds (``HANDLERS``): session_start, prompt, pre_tool, post_tool, tool_failed, tool_batch,
+agent_text, notify_turn_complete, compacted, subagent_start, subagent_stop, stop, stop_failure,
+interrupt, session_end; pre_compact and post_compact go to the compaction step; other and
+agent_response only note the session. session_start may carry parent_session_id (a child
+agent process: Pi), forked_from (the thread a fork came from) and resume {compactions: [ids],
+seq} (what the harness's own session file says); compacted carries compaction_id (counted once
+per id); session_end may carry outcome (default interrupted).
 """
 
 from __future__ import annotations
@@ -160,8 +168,41 @@ def _end_compaction(state: State) -> None:
 def _on_session_start(state: State, ev: Event, cfg: Config, history_for: History, records: list[Record]) -> None:
     _push(state["sources"], ev.get("source") or "startup", 16)
     state["start_seen"] = True
-    if state["status"] == "ended":
+    if state["status"] in ("ended", "abandoned"):
         state["status"] = "active"
+    _note_origin(state, ev)
+
+
+def _note_origin(state: State, ev: Event) -> None:
+    """Where a thread came from, and what the harness's own session file says it holds: a
+    resumed session keeps its window and seq even when this lineage file was lost (Pi)."""
+    if ev.get("parent_session_id") and not state.get("parent_session_id"):
+        state["parent_session_id"] = ev.get("parent_session_id")
+    if ev.get("forked_from") and not state.get("forked_from"):
+        state["forked_from"] = ev.get("forked_from")
+    resume = ev.get("resume")
+    if not isinstance(resume, dict):
+        return
+    ids = [c for c in resume.get("compactions") or [] if isinstance(c, str)]
+    seen = state.setdefault("compactions_seen", [])
+    for cid in ids:
+        if cid not in seen:
+            _push(seen, cid, TURNS_KEEP)
+    state["window"] = max(state["window"], len(ids))
+    if isinstance(resume.get("seq"), int) and resume["seq"] > state["seq"]:
+        state["seq"] = resume["seq"]
+
+
+def _on_compacted(state: State, ev: Event, cfg: Config, history_for: History, records: list[Record]) -> None:
+    """A compaction the harness names by id (Pi's session_compact): +1 window once per id,
+    whether it arrives as an event, late, or read back from the harness's file at a start."""
+    seen = state.setdefault("compactions_seen", [])
+    cid = ev.get("compaction_id")
+    if cid is not None and cid in seen:
+        return
+    state["window"] += 1
+    if cid is not None:
+        _push(seen, cid, TURNS_KEEP)
 
 
 def _on_prompt(state: State, ev: Event, cfg: Config, history_for: History, records: list[Record]) -> None:
@@ -316,7 +357,8 @@ def _on_stop(state: State, ev: Event, cfg: Config, history_for: History, records
 
 
 def _on_session_end(state: State, ev: Event, cfg: Config, history_for: History, records: list[Record]) -> None:
-    records += _end_session(state, ev, cfg, "interrupted", "ended", history_for)
+    outcome = ev.get("outcome") or "interrupted"  # abandoned: the agent died without saying so (Pi)
+    records += _end_session(state, ev, cfg, outcome, "ended" if outcome == "interrupted" else outcome, history_for)
 
 
 # event kind -> handler; kinds not here (other, agent_response) only note the session
@@ -335,6 +377,7 @@ HANDLERS: dict[str, Handler] = {
     "stop_failure": _on_stop,
     "interrupt": _on_stop,
     "session_end": _on_session_end,
+    "compacted": _on_compacted,
 }
 
 
@@ -565,6 +608,8 @@ def _search_record(state: State, p: Pending, status: str, duration_ms: int | Non
     if agent and agent.get("agent_type"):
         host_meta["agent_type"] = agent["agent_type"]
     host_meta["history_source"] = "transcript" if history is not None else "none"
+    if state.get("forked_from"):
+        host_meta["forked_from"] = state["forked_from"]
     return {
         "v": SCHEMA,
         "record_id": p["record_id"],
@@ -574,8 +619,9 @@ def _search_record(state: State, p: Pending, status: str, duration_ms: int | Non
         "session_id": agent_id or state["session_id"],
         "turn_id": p.get("turn_id"),
         "call_id": p["call_id"],
-        # a root thread has no parent: only a subagent names its session and spawning call
-        "parent_session_id": state["session_id"] if agent_id else None,
+        # a subagent names its session and spawning call; a root thread only when it is a
+        # child agent process that said so at its start (Pi)
+        "parent_session_id": state["session_id"] if agent_id else state.get("parent_session_id"),
         "parent_call_id": agent.get("parent_call") if agent else None,
         "window": p["window"],
         "seq": p["seq"],
@@ -600,7 +646,7 @@ def _turn_end_record(
         "harness": state["harness"],
         "session_id": state["session_id"],
         "turn_id": turn["id"],
-        "parent_session_id": None,
+        "parent_session_id": state.get("parent_session_id"),
         "window": state["window"],  # where the turn ended: a compaction inside it shows
         "prompt": turn.get("prompt") or "",
         "final_message": final or "",

@@ -49,6 +49,15 @@ class Event(TypedDict, total=False):
     text: str
     agent_message: str
     tool_calls: list[str]
+    # session_start of a child agent process, a fork or a resume (Pi); see engine.py
+    parent_session_id: str | None
+    forked_from: str | None
+    resume: dict[str, Any] | None  # {compactions: [ids], seq}
+    compaction_id: str | None  # compacted: counted once per id
+    outcome: str  # session_end: interrupted (default) | abandoned
+    pi_session_file: str | None  # Pi's own session file, read back at a start (harness/pi.py)
+    pi_parent_file: str | None
+    pi_file_size: int
     # added by hook.py and the harness's enrich()
     agent_pid: int | None
     agent_pid_start: float | None
@@ -147,6 +156,9 @@ class State(TypedDict, total=False):
     closed_call_keys: list[str]
     agents: Required[dict[str, Agent]]
     last_agent_call: str | None
+    parent_session_id: str | None  # a child agent process names its parent at its start (Pi)
+    forked_from: str | None
+    compactions_seen: list[str]  # compaction ids already counted (Pi)
 
 
 class SearchRecord(TypedDict):
@@ -178,7 +190,7 @@ class TurnEndRecord(TypedDict):
     harness: str
     session_id: str
     turn_id: str
-    parent_session_id: None
+    parent_session_id: str | None
     window: int
     prompt: str
     final_message: str
