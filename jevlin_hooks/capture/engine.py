@@ -76,7 +76,6 @@ def new_state(harness: str, ev: Event) -> State:
         "start_seen": ev["kind"] == "session_start",
         "sources": [],
         "cwd": None,
-        "transcript_path": None,
         "model": None,
         "agent_pid": None,
         "window": 0,
@@ -112,8 +111,6 @@ def _note_event(state: State, ev: Event) -> None:
     state["updated"] = ev["now"]
     if ev.get("cwd"):
         state["cwd"] = ev["cwd"]
-    if ev.get("transcript_path"):
-        state["transcript_path"] = ev["transcript_path"]
     if ev.get("model"):
         state["model"] = ev["model"]
     if ev.get("agent_pid"):

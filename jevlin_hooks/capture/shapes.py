@@ -140,7 +140,6 @@ class State(TypedDict, total=False):
     start_seen: Required[bool]
     sources: Required[list[str]]
     cwd: str | None
-    transcript_path: str | None
     model: str | None
     agent_pid: int | None
     agent_pid_start: float | None
