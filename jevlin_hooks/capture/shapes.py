@@ -171,6 +171,7 @@ class SearchRecord(TypedDict):
     call_id: str
     parent_session_id: str | None
     parent_call_id: str | None
+    parent_turn_id: str | None  # a subagent's: the root turn it was started in
     window: int
     seq: int
     history: str
