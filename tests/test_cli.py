@@ -74,8 +74,8 @@ def test_thread_html_to_a_bad_path_fails_before_printing(small_store):
 def test_thread_names_the_key_and_file_that_turn_prompts_on(home, tmp_path):
     import json
 
-    with open(os.path.join(home, "config.toml"), "w") as f:  # the captures' probe is the search; turn ends off
-        f.write('[search]\nshell_commands = ["/opt/probe/tool_probe.sh"]\n[daemon]\nautostart = false\n')
+    with open(os.path.join(home, "config.toml"), "w") as f:  # the captures' jevlin search counts; turn ends off
+        f.write('[search]\nshell_commands = ["jevlin search"]\n[daemon]\nautostart = false\n')
     build_home(home, tmp_path, claude=("basic",), codex=())
     tid = json.loads(cli(home, "threads", "--json").stdout)[0]["thread"]
     p = cli(home, "thread", tid[:10])
