@@ -88,18 +88,28 @@ def _events(harness: str, tmp: str) -> list[dict]:
     synthetic session for a harness without captures."""
     if harness == "cursor":
         return _cursor_events()
-    scenarios = {"claude-code": demo.CLAUDE, "codex": demo.CODEX}.get(harness, ())
     out: list[dict] = []
     seen: set[str] = set()
-    for s in scenarios:
+    for s in _scenarios(harness):
         events = [p for _, p in replay.scenario_events(s, harness)]
         names = {str(p.get("hook_event_name") or p.get("type")) for p in events}
         if names <= seen:
             continue  # every event of this session already occurs in one replayed
         seen |= names
-        mapping = replay.lay_transcripts(s, os.path.join(tmp, "t"), harness)
-        out += [replay.rewrite(p, mapping) for p in events]
+        if harness in ("claude-code", "codex"):  # the harnesses whose history is in their files
+            mapping = replay.lay_transcripts(s, os.path.join(tmp, "t"), harness)
+            events = [replay.rewrite(p, mapping) for p in events]
+        out += events
     return out
+
+
+def _scenarios(harness: str) -> list[str]:
+    if harness in ("claude-code", "codex"):
+        return list(demo.CLAUDE if harness == "claude-code" else demo.CODEX)
+    base = os.path.join(replay.data_dir(harness), "events")
+    if not os.path.isdir(base):
+        return []
+    return sorted({n.rsplit("-", 2)[0] for n in os.listdir(base) if n.endswith(".json")})
 
 
 # a harness whose agent streams to one resident recorder (Pi) defines closing_payload

@@ -19,8 +19,8 @@ def _records(home: str) -> list[dict]:
     out = []
     for r in spool.read_all(home):
         r = {k: v for k, v in r.items() if k not in VOLATILE}
-        # measured by the clock unless the payload carries it (Claude Code's PostToolUse does)
-        if r["kind"] == "turn_end" or r["harness"] != "claude-code" or r["status"] != "ok":
+        # measured by the clock unless the payload carries it (Claude Code's and Hermes's do)
+        if r["kind"] == "turn_end" or r["harness"] not in ("claude-code", "hermes") or r["status"] != "ok":
             assert isinstance(r.pop("duration_ms"), int)
         out.append(r)
     return sorted(out, key=lambda r: (r["kind"], r["session_id"], str(r.get("turn_id")), r.get("seq") or 0))
@@ -34,7 +34,11 @@ def _home(tmp_path, name: str) -> str:
     return h
 
 
-@pytest.mark.parametrize("harness,scenarios", [("claude-code", demo.CLAUDE), ("codex", demo.CODEX)])
+HERMES = ("basic", "resume", "continue", "failure", "parallel", "interrupt", "compress_rotate_prep", "compress_rotate",
+          "compress_prep", "compress", "subagent_z")
+
+
+@pytest.mark.parametrize("harness,scenarios", [("claude-code", demo.CLAUDE), ("codex", demo.CODEX), ("hermes", HERMES)])
 def test_inprocess_queues_what_processes_queue(tmp_path, harness, scenarios):
     by_process, in_process = _home(tmp_path, "p"), _home(tmp_path, "i")
     for s in scenarios:

@@ -12,7 +12,7 @@ records in DESIGN.md and README.md ("Records").
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol, Required, TypedDict
+from typing import Any, NotRequired, Protocol, Required, TypedDict
 
 Config = dict[str, Any]
 Tokens = dict[str, int]
@@ -58,6 +58,18 @@ class Event(TypedDict, total=False):
     pi_session_file: str | None  # Pi's own session file, read back at a start (harness/pi.py)
     pi_parent_file: str | None
     pi_file_size: int
+    # what a harness shows only by its effects (Hermes; engine._note_effects)
+    window_id: str | None  # the harness's own session id, which rotates at a compaction
+    context_size: int  # messages in a model request ...
+    context_grow_to: int  # ... and what the turn's next request should hold at least
+    usage: Tokens | None  # the tokens of one model call
+    resumed: bool
+    parent_call_id: str | None  # a subagent with a lineage of its own: its spawning call ...
+    parent_turn_id: str | None  # ... and the parent's turn
+    in_parent_process: bool
+    raw_session_id: str  # the harness's own session id before routing (Hermes)
+    platform: str | None  # Hermes: "subagent" for a child run
+    result: dict[str, Any] | None  # what a search returned, for the local store (capture/results.py)
     # added by hook.py and the harness's enrich()
     agent_pid: int | None
     agent_pid_start: float | None
@@ -87,6 +99,7 @@ class Pending(TypedDict, total=False):
     transcript_path: str | None
     history: str | None
     call_keys: list[str]
+    result: dict[str, Any]
 
 
 class Turn(TypedDict, total=False):
@@ -100,6 +113,7 @@ class Turn(TypedDict, total=False):
     searches: Required[int]
     window: Required[int]
     texts: list[str]  # assistant text seen in the turn (Cursor): a search's history
+    tokens: Tokens  # summed from the model calls' usage (Hermes)
 
 
 class DoneTurn(TypedDict):
@@ -156,12 +170,18 @@ class State(TypedDict, total=False):
     agents: Required[dict[str, Agent]]
     last_agent_call: str | None
     parent_session_id: str | None  # a child agent process names its parent at its start (Pi)
+    parent_call: str | None  # a Hermes subagent's spawning call and the parent's turn
+    parent_turn: str | None
+    in_parent_process: bool  # a child run inside its parent's process: pid/cwd stay the parent's
     forked_from: str | None
     compactions_seen: list[str]  # compaction ids already counted (Pi)
+    window_ids: list[str]  # the harness session ids seen (Hermes rotates one at a compaction)
+    context_expect: list[Any]  # [turn id, messages the turn's next request should hold at least]
 
 
 class SearchRecord(TypedDict):
     v: int
+    result: NotRequired[dict[str, Any]]  # local store only: what came back (stripped by make_safe)
     record_id: str
     kind: str  # "search"
     ts: str

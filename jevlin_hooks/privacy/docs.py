@@ -29,8 +29,14 @@ queued record and, before any sink sees it:
    `[REDACTED:<rule>]`; overlapping findings merge; nothing of a secret survives. Free text is cut
    to its first 64 KiB first.
 
-A tool's input or output is never queued, so it never leaves. Turn-end records are sent only with
+A tool's input or output never leaves. Turn-end records are sent only with
 `[miner] turn_end = true`.
+
+**The local store only**: with the local sink (the default), each search also keeps a short
+summary of what it returned (`result`: how many lines came back and the first 2 KiB, scrubbed with
+the same rules), so `jevlin-hooks thread` and `jevlin-hooks ui` show whether a search moved the
+task along. It is not in any record's field list below, so no other sink (the platform, OTLP) can
+receive it. `[privacy] local_results = false` stops it being queued at all.
 
 `jevlin-hooks preview` prints exactly what would be sent for the records now queued, without
 sending anything. `jevlin-hooks scrub --explain < file` shows which rules fire, with positions

@@ -213,3 +213,16 @@ def make_safe(rec: Any, key: bytes, disabled_rules: tuple[str, ...] = ()) -> dic
     if rec["kind"] == "search":
         out.setdefault("host_meta", {})["redactions"] = redactions
     return out
+
+
+def local_extras(rec: Any, disabled_rules: tuple[str, ...] = ()) -> dict[str, Any]:
+    """What only the local store keeps beside the safe record: a search's result summary
+    (capture/results.py), scrubbed like every text. Never part of ``make_safe``'s output, so no
+    other sink can receive it."""
+    res = rec.get("result") if isinstance(rec, dict) and rec.get("kind") == "search" else None
+    if not isinstance(res, dict) or not isinstance(res.get("preview"), str):
+        return {}
+    lines = res.get("lines")
+    preview, _ = _text(res["preview"][:4096], disabled_rules)
+    return {"result": {"lines": lines if isinstance(lines, int) and not isinstance(lines, bool) and lines >= 0 else 0,
+                       "preview": preview}}

@@ -26,24 +26,25 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from jevlin_hooks.capture.harness import claude_code, codex, cursor, pi
+    from jevlin_hooks.capture.harness import claude_code, codex, cursor, hermes, pi
     from jevlin_hooks.capture.shapes import Harness
 
     # mypy checks here that every harness module provides the whole interface
-    _ALL: tuple[Harness, ...] = (claude_code, codex, cursor, pi)
+    _ALL: tuple[Harness, ...] = (claude_code, codex, cursor, pi, hermes)
 
 # harness name -> module under jevlin_hooks.capture.harness
 MODULES = {
     "claude-code": "claude_code",
     "codex": "codex",
     "cursor": "cursor",
+    "hermes": "hermes",
     "pi": "pi",
 }
 HARNESSES = tuple(MODULES)
 # the variable a harness's shell tool carries when it names its session (context.py looks only
 # at harnesses whose variable is set, so a lookup imports one module at most)
 ENV_SESSION = {"claude-code": "CLAUDE_CODE_SESSION_ID", "codex": "CODEX_SESSION_ID",
-               "pi": "JEVLIN_PI_SESSION_ID"}
+               "hermes": "HERMES_SESSION_ID", "pi": "JEVLIN_PI_SESSION_ID"}
 # other names an installed command may run under -> the harness they belong to
 ALIASES = {"codex-notify": "codex"}
 
