@@ -32,6 +32,7 @@ def defaults() -> dict[str, Any]:
         "daemon": {"autostart": True, "batch_size": 500, "batch_bytes": 1048576, "backoff_max_s": 300.0,
                    "rescan_s": 5.0, "abandon_after_s": 3600.0},
         "spool": {"max_mb": 512},
+        "retention": {"days": 30},
         "privacy": {"disabled_rules": []},
     }
 
@@ -56,6 +57,7 @@ _TYPES: dict[tuple[str, ...], type | tuple[type, ...]] = {
     ("daemon", "rescan_s"): (int, float),
     ("daemon", "abandon_after_s"): (int, float),
     ("spool", "max_mb"): (int, float),
+    ("retention", "days"): (int, float),
     ("privacy", "disabled_rules"): list,
 }
 
@@ -84,6 +86,9 @@ def merge(user: dict[str, Any]) -> dict[str, Any]:
             cfg[key] = value
     if cfg["trace"] not in ("on", "off"):
         raise ConfigError('trace must be "on" or "off"')
+    days = cfg["retention"]["days"]
+    if isinstance(days, bool) or days < 1:
+        raise ConfigError("retention.days must be a number of days, at least 1")
     if cfg["ship"]["sink"] not in ("local", "jevlin", "otlp"):
         raise ConfigError('ship.sink must be "local", "jevlin" or "otlp"')
     return cfg

@@ -22,6 +22,7 @@ from typing import Any
 from jevlin_hooks.base import config, log, paths, spool
 from jevlin_hooks.privacy import ids, record
 from jevlin_hooks.ship import daemon_state as status_file
+from jevlin_hooks.ship import housekeeping
 from jevlin_hooks.ship.sinks import Result, Sink, from_config
 
 LOCK_NAME = paths.DAEMON_LOCK
@@ -57,6 +58,7 @@ class Daemon:
         self.failed_once: str | None = None
         self.backlog: list[str] = []  # oldest-first names listed once, claimed over several batches
         self.last_sweep = 0.0
+        self.last_retention = 0.0
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -297,7 +299,8 @@ class Daemon:
 
     def _sweep(self) -> None:
         """Close what crashed agents left open: a session with a turn or call still open and no
-        event for `abandon_after_s` ends as abandoned (its records queued like any other)."""
+        event for `abandon_after_s` ends as abandoned (its records queued like any other).
+        Only sessions in the open index are looked at; retention runs here too, hourly."""
         now = time.time()
         if now - self.last_sweep < 600 and not (self.once and self.last_sweep == 0):
             return
@@ -305,29 +308,20 @@ class Daemon:
         from jevlin_hooks.capture import engine, lineage
         from jevlin_hooks.capture import harness as harnesses
 
-        max_age = float(self.cfg["daemon"]["abandon_after_s"])
-        sdir = os.path.join(self.home, "sessions")
         try:
-            entries = [e for e in os.scandir(sdir) if e.name.endswith(".json")]
-        except OSError:
-            return
-        for e in entries:
-            try:
-                if now - e.stat(follow_symlinks=False).st_mtime < max_age:
-                    continue
-            except OSError:
-                continue
-            state = lineage.read(self.home, e.name[:-5])
-            if not state or (state.get("turn") is None and not state.get("pending")):
-                continue
-            harness = state.get("harness", "")
+            housekeeping.build_open_index(self.home)
+        except OSError as exc:
+            log.write(self.home, "daemon.log", f"open-session index: {type(exc).__name__}")
+        max_age = float(self.cfg["daemon"]["abandon_after_s"])
 
+        def close(name: str, state: dict[str, Any]) -> bool:
+            harness = state.get("harness", "")
             try:
                 history_for = harnesses.get(harness).history_for
             except ValueError:
-                continue  # a lineage file of a harness this version does not know
+                return False  # a lineage file of a harness this version does not know
 
-            def transition(st: dict[str, Any] | None, history_for: Any = history_for) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+            def transition(st: dict[str, Any] | None) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
                 if st is None:
                     return None, []
                 recs = engine.close_stale(st, self.cfg, time.time(), max_age, history_for)
@@ -335,9 +329,18 @@ class Daemon:
 
             try:
                 lineage.update(self.home, harness, state["session_id"], transition)
-                log.write(self.home, "daemon.log", f"closed an abandoned {harness} session")
             except (OSError, KeyError):
-                continue
+                return False
+            log.write(self.home, "daemon.log", f"closed an abandoned {harness} session")
+            return True
+
+        housekeeping.sweep_abandoned(self.home, now, max_age, close)
+        if now - self.last_retention >= 3600 or (self.once and self.last_retention == 0):
+            self.last_retention = now
+            try:
+                housekeeping.retention(self.home, float(self.cfg["retention"]["days"]), now)
+            except OSError as exc:
+                log.write(self.home, "daemon.log", f"retention: {type(exc).__name__}")
 
     def _check_size(self) -> None:
         now = time.time()
