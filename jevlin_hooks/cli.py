@@ -20,12 +20,33 @@ def main(argv: list[str] | None = None) -> int:
         from jevlin_hooks.capture import context
 
         return context.main()
-    return _main(args)
+    try:
+        code = _main(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # The reader went away (`| head`): not an error of ours. Point stdout at /dev/null so the
+        # interpreter's own flush at exit does not raise again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        return 130
 
 
 def _fail(msg: str) -> int:
     print(f"jevlin-hooks: {msg}", file=sys.stderr)
     return 1
+
+
+class _Subcommands:
+    """add_parser with the one-line help also shown as the description of `COMMAND --help`."""
+
+    def __init__(self, sub: Any) -> None:
+        self.sub = sub
+
+    def add_parser(self, name: str, help: str) -> Any:  # noqa: A002 - argparse's own name
+        return self.sub.add_parser(name, help=help, description=help)
 
 
 def _installers() -> list[str]:
@@ -43,8 +64,11 @@ def _harnesses() -> list[str]:
 def _main(args: list[str]) -> int:
     import argparse
 
+    from jevlin_hooks import __version__
+
     parser = argparse.ArgumentParser(prog="jevlin-hooks", description="Jevlin hooks for coding agents.")
-    sub = parser.add_subparsers(dest="cmd", required=True)
+    parser.add_argument("--version", action="version", version=f"jevlin-hooks {__version__}")
+    sub = _Subcommands(parser.add_subparsers(dest="cmd", required=True, metavar="COMMAND"))
     sub.add_parser("context", help="print this search's trace context as JSON (read-only)")
     sub.add_parser("status", help="threads, queue and recent hook errors on one screen")
     th = sub.add_parser("threads", help="one row per thread in the local store, newest first")
@@ -54,13 +78,17 @@ def _main(args: list[str]) -> int:
     one = sub.add_parser("thread", help="a thread read back as the path the agent took")
     one.add_argument("id", help="the thread id, or enough of its start to be unique")
     one.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page")
+    ui = sub.add_parser("ui", help="browse the local store's threads in a local web page (loopback only)")
+    ui.add_argument("--port", type=int, default=8377, help="0 picks a free port")
+    ui.add_argument("--open", action="store_true", help="open it in the default browser")
     sm = sub.add_parser("summarize", help="a thread as stable JSON, to diff two runs of a task")
     sm.add_argument("id")
     sub.add_parser("doctor", help="is everything installed, and will the hooks actually run? one line per finding")
     sub.add_parser("demo", help="real agent sessions through hooks, queue, daemon and local store, then the views")
     for name in ("install", "uninstall"):
         p = sub.add_parser(name, help=f"{name} our hooks in a harness's config")
-        p.add_argument("--harness", default="claude-code", choices=[*_installers(), "all"])
+        p.add_argument("--harness", default=None, choices=[*_installers(), "all"],
+                       help="which harness (default: the ones found on this machine)")
         p.add_argument("--project", nargs="?", const=".", default=None,
                        help="the project's own hook file (.claude/settings.json, .codex/hooks.json, "
                             ".cursor/hooks.json) instead of the user's")
@@ -94,6 +122,11 @@ def _main(args: list[str]) -> int:
         return context.main()
     if ns.cmd in ("threads", "thread", "summarize"):
         return _trajectory(ns)
+    if ns.cmd == "ui":
+        from jevlin_hooks.base import paths
+        from jevlin_hooks.views import ui as ui_server
+
+        return ui_server.serve(paths.home(), ns.port, ns.open)
     if ns.cmd == "doctor":
         from jevlin_hooks import doctor
 
@@ -138,7 +171,14 @@ def _trajectory(ns: Any) -> int:
         except ValueError as exc:
             return _fail(str(exc))
         table = trajectory.rows(threads, ns.harness, since)
-        print(json.dumps(table, indent=2) if ns.json else trajectory.render_rows(table))
+        if ns.json:
+            print(json.dumps(table, indent=2))
+        elif not table and threads:
+            what = " and ".join(x for x in (f"--harness {ns.harness}" if ns.harness else "",
+                                            f"--since {ns.since}" if ns.since else "") if x)
+            print(f"no thread matches {what} ({len(trajectory.roots(threads))} thread(s) in the local store)")
+        else:
+            print(trajectory.render_rows(table))
         return 0
     try:
         th = trajectory.find(threads, ns.id)
@@ -147,22 +187,32 @@ def _trajectory(ns: Any) -> int:
     if ns.cmd == "summarize":
         print(json.dumps(trajectory.summarize(th), indent=2, sort_keys=True))
         return 0
+    page = None
+    if ns.html:  # opened first: a path we cannot write fails before anything is printed
+        try:
+            page = open(ns.html, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            return _fail(f"cannot write {ns.html}: {exc.strerror or exc}")
     width = 80
     try:
         width = max(60, min(120, os.get_terminal_size().columns)) if sys.stdout.isatty() else 80
     except OSError:
         pass
-    print(trajectory.render_text(th, width))
-    if ns.html:
+    print(trajectory.render_text(th, width, turn_end_hint=_turn_end_hint()))
+    if page is not None:
         from jevlin_hooks.views import trajectory_html
 
-        try:
-            with open(ns.html, "w", encoding="utf-8") as f:
-                f.write(trajectory_html.render(th))
-        except OSError as exc:
-            return _fail(f"cannot write {ns.html}: {exc.strerror or exc}")
+        with page:
+            page.write(trajectory_html.render(th))
         print(f"\nwrote {os.path.abspath(ns.html)}")
     return 0
+
+
+def _turn_end_hint() -> str:
+    from jevlin_hooks.base import config, paths
+
+    path = os.path.join(paths.home(), config.CONFIG_NAME)
+    return f"turn ends are off, so prompts and conclusions are not shown: set [miner] turn_end = true in {path}"
 
 
 def _daemon(ns: object) -> int:
@@ -231,7 +281,8 @@ def _scrub(ns: object) -> int:
     if ns.explain:
         for f in findings:
             line = data.count("\n", 0, f.start) + 1
-            print(f"{f.rule}\tline {line}\tchars {f.start}-{f.end} ({f.end - f.start} chars)")
+            col = f.start - (data.rfind("\n", 0, f.start) + 1) + 1
+            print(f"{f.rule}\tline {line}, column {col}\t({f.end - f.start} chars)")
         print(f"{len(findings)} finding(s)", file=sys.stderr)
     else:
         sys.stdout.write(clean)
@@ -295,11 +346,37 @@ def _preview(ns: object) -> int:
     return 0
 
 
+def _pick_harnesses(install: Any, remove: bool) -> list[str] | int:
+    """No --harness: install into the harnesses found here (asking first on a terminal), and
+    say which; uninstall looks at every harness (only those holding our hooks change)."""
+    if remove:
+        return list(install.INSTALLERS)
+    found = install.detect()
+    missing = [h for h in install.INSTALLERS if h not in found]
+    if not found:
+        return _fail(f"no harness found on this machine (looked for {', '.join(install.INSTALLERS)}); "
+                     "name one with --harness")
+    print("found: " + ", ".join(f"{h} ({where})" for h, where in found.items())
+          + (f"; not found: {', '.join(missing)}" if missing else ""))
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        answer = input(f"install into {', '.join(found)}? [Y/n] ").strip().lower()
+        if answer not in ("", "y", "yes"):
+            print("nothing installed; pick one with --harness")
+            return 1
+    return list(found)
+
+
 def _install(ns: Any) -> int:
     from jevlin_hooks import install
 
     remove = ns.cmd == "uninstall"
-    harnesses = list(install.INSTALLERS) if ns.harness == "all" else [ns.harness]
+    if ns.harness is None:
+        picked = _pick_harnesses(install, remove)
+        if isinstance(picked, int):
+            return picked
+        harnesses = picked
+    else:
+        harnesses = list(install.INSTALLERS) if ns.harness == "all" else [ns.harness]
     plans = []
     try:
         for h in harnesses:

@@ -34,7 +34,7 @@ def _ours_in_grouped(data: Any) -> dict[str, list[tuple[int, int, dict[str, Any]
     for event, groups in hooks.items():
         for gi, group in enumerate(groups if isinstance(groups, list) else []):
             for hi, h in enumerate(group.get("hooks", []) if isinstance(group, dict) else []):
-                if install._is_ours(h):
+                if install.is_ours(h):
                     found.setdefault(event, []).append((gi, hi, h))
     return found
 
@@ -127,7 +127,7 @@ def check_cursor(out: list[tuple[bool, str]]) -> None:
     if data is None:
         return
     hooks = data.get("hooks") if isinstance(data, dict) else None
-    ours = [e for e, hs in (hooks or {}).items() if isinstance(hs, list) and any(install._is_ours(h) for h in hs)]
+    ours = [e for e, hs in (hooks or {}).items() if isinstance(hs, list) and any(install.is_ours(h) for h in hs)]
     if not ours:
         out.append((False, "cursor: found, hooks not installed; run `jevlin-hooks install --harness cursor`"))
         return

@@ -79,7 +79,7 @@ def hook_command(harness: str) -> dict[str, Any]:
     }
 
 
-def _is_ours(hook: Any) -> bool:
+def is_ours(hook: Any) -> bool:
     if not isinstance(hook, dict):
         return False
     args = hook.get("args") if isinstance(hook.get("args"), list) else []
@@ -116,7 +116,7 @@ def _strip_ours(hooks: dict[str, Any]) -> None:
         kept = []
         for group in groups:
             if isinstance(group, dict) and isinstance(group.get("hooks"), list):
-                remaining = [h for h in group["hooks"] if not _is_ours(h)]
+                remaining = [h for h in group["hooks"] if not is_ours(h)]
                 if not remaining and len(remaining) != len(group["hooks"]):
                     continue
                 group = {**group, "hooks": remaining}
@@ -167,7 +167,7 @@ def plan_cursor(path: str, remove: bool = False) -> Change:
     hooks = json.loads(json.dumps(hooks))
     for event in list(hooks):
         if isinstance(hooks[event], list):
-            hooks[event] = [h for h in hooks[event] if not _is_ours(h)]
+            hooks[event] = [h for h in hooks[event] if not is_ours(h)]
             if not hooks[event]:
                 del hooks[event]
     if not remove:
@@ -377,21 +377,52 @@ def _cursor_plans(project: str | None, remove: bool, opts: dict[str, Any]) -> li
     return [plan_cursor(cursor_hooks_path(project), remove=remove)]
 
 
+def _found(program: str, *dirs: str) -> Any:
+    """Evidence that a harness is used on this machine: its program on PATH or its config dir."""
+    def check() -> str | None:
+        import shutil
+
+        where = shutil.which(program)
+        if where:
+            return where
+        for d in dirs:
+            path = os.path.expanduser(d)
+            if os.path.isdir(path):
+                return path
+        return None
+    return check
+
+
 @dataclass
 class Installer:
     plans: Any  # (project, remove, opts) -> list[Change]
     next_step: str
+    found: Any = None  # () -> evidence (a path) that the harness is used here, or None
 
 
 INSTALLERS: dict[str, Installer] = {
     "claude-code": Installer(_claude_plans,
-                             "next: start a new Claude Code session; `jevlin-hooks status` shows what it records"),
+                             "next: start a new Claude Code session; `jevlin-hooks status` shows what it records",
+                             _found("claude", "~/.claude")),
     "codex": Installer(_codex_plans, "next: Codex runs only hooks you trust: start `codex`, type /hooks and approve "
-                                     "the jevlin-hooks entries"),
+                                     "the jevlin-hooks entries", _found("codex", "~/.codex")),
     "cursor": Installer(_cursor_plans, "next: restart Cursor; if Cursor also runs your ~/.claude hooks, each event "
-                                       "is still counted once"),
+                                       "is still counted once", _found("cursor", "~/.cursor")),
 }
 
 
 def plans_for(harness: str, project: str | None, remove: bool, opts: dict[str, Any] | None = None) -> list[Change]:
     return list(INSTALLERS[harness].plans(project, remove, opts or {}))
+
+
+def detect() -> dict[str, str]:
+    """harness -> evidence, for the harnesses that look used on this machine."""
+    out = {}
+    for name, inst in INSTALLERS.items():
+        try:
+            where = inst.found() if inst.found else None
+        except OSError:
+            where = None
+        if where:
+            out[name] = where
+    return out

@@ -57,7 +57,7 @@ def test_round_trip_is_byte_identical(user):
     assert data["model"] == "opus" and data["env"] == {"FOO": "1"}
     assert data["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == "/usr/local/bin/my-guard"
     for event in install.CLAUDE_EVENTS:
-        ours = [h for g in data["hooks"][event] for h in g["hooks"] if install._is_ours(h)]
+        ours = [h for g in data["hooks"][event] for h in g["hooks"] if install.is_ours(h)]
         assert len(ours) == 1 and ours[0]["args"][-1] == "claude-code" and "async" not in ours[0]
         assert ours[0]["timeout"] <= 10
     first = path.read_bytes()
@@ -83,9 +83,9 @@ def test_uninstall_after_user_edit_keeps_their_edit(user):
 def test_install_into_missing_file_and_remove_it_again(tmp_path):
     h = tmp_path / "fresh"
     h.mkdir()
-    assert cli(str(h), "install").returncode == 0
+    assert cli(str(h), "install", "--harness", "claude-code").returncode == 0
     assert (h / ".claude" / "settings.json").exists()
-    assert cli(str(h), "uninstall").returncode == 0
+    assert cli(str(h), "uninstall", "--harness", "claude-code").returncode == 0
     assert not (h / ".claude" / "settings.json").exists()
 
 
@@ -177,7 +177,7 @@ def test_codex_round_trip_with_notify_chain(tmp_path):
     hooks = json.loads((ch / "hooks.json").read_text())["hooks"]
     assert hooks["Stop"][0]["hooks"][0]["command"] == "uvx codhc ruff check --fix"
     assert {e for e in hooks} >= set(install.CODEX_EVENTS)
-    assert all(h["timeout"] <= 3 for g in hooks["SessionEnd"] for h in g["hooks"] if install._is_ours(h))
+    assert all(h["timeout"] <= 3 for g in hooks["SessionEnd"] for h in g["hooks"] if install.is_ours(h))
     first = ((ch / "hooks.json").read_bytes(), (ch / "config.toml").read_bytes())
     p = codex_cli(tmp_path, ch, "install", "--harness", "codex", "--notify", "--chain")
     assert p.returncode == 0 and ((ch / "hooks.json").read_bytes(), (ch / "config.toml").read_bytes()) == first
@@ -218,3 +218,25 @@ def test_install_all_dry_run(tmp_path):
     p = codex_cli(tmp_path, tmp_path / "codex", "install", "--harness", "all", "--dry-run")
     assert p.returncode == 0 and p.stdout.count("(after)") == 3
     assert not (tmp_path / ".claude").exists() and not (tmp_path / ".cursor").exists()
+
+
+def test_install_without_harness_uses_what_is_found(tmp_path):
+    """No --harness: the harnesses found on this machine, named in the output; never silently
+    only Claude Code."""
+    h = tmp_path / "home"
+    (h / ".codex").mkdir(parents=True)
+    env = dict(os.environ, HOME=str(h), JEVLIN_HOME=str(h / ".jevlin"), PATH="/usr/bin:/bin", CODEX_HOME=str(h / ".codex"))
+    p = subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "install"], env=env, capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("found: codex (") and "not found: claude-code" in p.stdout
+    assert (h / ".codex" / "hooks.json").exists()
+    assert not (h / ".claude").exists()
+
+
+def test_install_without_harness_and_nothing_found(tmp_path):
+    env = dict(os.environ, HOME=str(tmp_path), JEVLIN_HOME=str(tmp_path / ".jevlin"), PATH="/usr/bin:/bin")
+    p = subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "install"], env=env, capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL)
+    assert p.returncode == 1 and "no harness found" in p.stderr and p.stderr.count("\n") == 1
+    assert os.listdir(tmp_path) == []

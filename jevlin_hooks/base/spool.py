@@ -160,6 +160,11 @@ def _move(home: str, name: str, src: str, dst: str) -> bool:
         _release(dfd, down)
 
 
+def unclaim(home: str, name: str) -> bool:
+    """cur/ -> new/: hand a claimed record back for a later batch. False if it is gone."""
+    return _move(home, name, "cur", "new")
+
+
 def claim(home: str, name: str) -> bool:
     """new/ -> cur/: this process now owns the record. False if it is gone."""
     return _move(home, name, "new", "cur")

@@ -111,3 +111,8 @@ def hash_id(raw: str | None, key: bytes) -> str | None:
     if raw is None or raw == "":
         return None
     return hmac_sha256(key, str(raw).encode("utf-8", "surrogatepass")).hex()
+
+
+def sha256_hex(data: bytes) -> str:
+    """A plain SHA-256 digest in hex, without importing hashlib (the hook path's budget)."""
+    return _sha256(data).hexdigest()

@@ -241,7 +241,7 @@ class Daemon:
                 continue
             n = len(raw)  # the safe record is no larger than the raw one, give or take the hashes
             if self.inflight and size + n > budget:
-                spool._move(self.home, name, "cur", "new")  # next batch
+                spool.unclaim(self.home, name)  # next batch
                 self.backlog.append(name)
                 break
             self.inflight.append((name, safe))

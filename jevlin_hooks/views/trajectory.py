@@ -195,6 +195,10 @@ def parse_since(value: str, now: float | None = None) -> float:
     return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp()
 
 
+def harnesses(threads: dict[str, Thread]) -> list[str]:
+    return sorted({th.harness for th in roots(threads)})
+
+
 def rows(threads: dict[str, Thread], harness: str | None = None, since: float | None = None) -> list[dict[str, Any]]:
     out = []
     for th in roots(threads):
@@ -254,7 +258,10 @@ MARK = {"ok": "ok", "empty": "EMPTY", "error": "FAILED", "interrupted": "INTERRU
         "abandoned": "ABANDONED", "cancelled": "CANCELLED"}
 
 
-def render_text(th: Thread, width: int = 80) -> str:
+TURN_END_HINT = "turn ends are off, so prompts and conclusions are not shown: [miner] turn_end = true"
+
+
+def render_text(th: Thread, width: int = 80, turn_end_hint: str = TURN_END_HINT) -> str:
     import textwrap
 
     out: list[str] = []
@@ -266,7 +273,7 @@ def render_text(th: Thread, width: int = 80) -> str:
     out.append("\u2500" * width)
     _render_turns(th, out, "", width, textwrap)
     if not any(t.end for t in th.turns):
-        out.append("(turn ends are off, so prompts and conclusions are not shown: [miner] turn_end = true)")
+        out.append(f"({turn_end_hint})")
     return "\n".join(out)
 
 

@@ -45,17 +45,21 @@ h1 { font-size: 20px; margin: 0 0 4px; } h1 code { font-size: 17px; }
 .subagent .turn { border:none; padding:6px 0; margin:4px 0; background:transparent; }
 .warning { color:var(--bad); margin-top:8px; }
 .note { color:var(--muted); font-size:13px; margin-top:24px; }
+.result { margin:4px 0 0; font-size:13px; color:var(--muted); }
+.result pre { white-space:pre-wrap; background:var(--bg); border-radius:6px; padding:6px 10px; margin:4px 0;
+              max-height: 10em; overflow:auto; color:#39424e; }
+nav.back { margin-bottom: 12px; font-size: 14px; } nav.back a { color: var(--accent); }
 """
 
 
-def _pill(text: str, cls: str | None = None) -> str:
+def pill(text: str, cls: str | None = None) -> str:
     return f'<span class="pill {escape(cls or text)}">{escape(text)}</span>'
 
 
 def _turn(turn: Turn, n: int, out: list[str]) -> None:
     end = turn.end or {}
     out.append(f'<section class="turn" data-outcome="{escape(turn.outcome)}"><header><b>Turn {n}</b>'
-               f"{_pill(turn.outcome) if turn.outcome != 'unknown' else ''}"
+               f"{pill(turn.outcome) if turn.outcome != 'unknown' else ''}"
                f"<span class=\"d\">{_dur(max(0.0, turn.stop - turn.start))}</span>")
     if end.get("tools"):
         out.append(f'<span class="d">tools: {escape(", ".join(end["tools"]))}</span>')
@@ -88,8 +92,9 @@ def _turn(turn: Turn, n: int, out: list[str]) -> None:
             out.append(f'<div class="history">{escape(s["history"])}</div>')
         dur = f'{s["duration_ms"]} ms' if isinstance(s.get("duration_ms"), int) else ""
         out.append(f'<div class="search"><span class="n">search #{s.get("seq")}</span>'
-                   f'<span class="q">{escape(s.get("query") or "")}</span>{_pill(status)}'
-                   f'<span class="d">{escape(s.get("tool") or "")} {dur}</span></div></div>')
+                   f'<span class="q">{escape(s.get("query") or "")}</span>{pill(status)}'
+                   f'<span class="d">{escape(s.get("tool") or "")} {dur}</span></div>')
+        out.append(_result(s.get("result")) + "</div>")
     if end and int(end.get("window") or 0) > window:
         out.append(f'<div class="compaction">context compacted: window {int(end["window"])}</div>')
     if end.get("final_message"):
@@ -97,6 +102,17 @@ def _turn(turn: Turn, n: int, out: list[str]) -> None:
     if turn.outcome == "abandoned":
         out.append(f'<div class="warning">Never ended (a crash or kill): got as far as {len(turn.searches)} search(es).</div>')
     out.append("</section>")
+
+
+def _result(res: Any) -> str:
+    """What the search returned, kept by the local store only (`[privacy] local_results`)."""
+    if not isinstance(res, dict):
+        return ""
+    n = res.get("lines")
+    head = f"{n} line(s) came back" if isinstance(n, int) else "came back"
+    preview = res.get("preview") if isinstance(res.get("preview"), str) else ""
+    return (f'<details class="result"><summary>{escape(head)}</summary>'
+            f'<pre>{escape(preview)}</pre></details>') if preview else f'<div class="result d">{escape(head)}</div>'
 
 
 def _turns(th: Thread, out: list[str]) -> None:
@@ -108,12 +124,14 @@ def _turns(th: Thread, out: list[str]) -> None:
         _turn(t, n, out)
 
 
-def render(th: Thread) -> str:
+def render(th: Thread, back: str | None = None) -> str:
+    """The page; ``back`` is the href of a link to the list (the local ui), none on a file."""
     started = datetime.fromtimestamp(th.start, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     tok = th.tokens()
     out = ["<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">",
            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
            f"<title>Thread {escape(th.id[:12])} \u00b7 jevlin</title><style>{CSS}</style></head><body><main>",
+           f'<nav class="back"><a href="{escape(back)}">\u2190 all threads</a></nav>' if back else "",
            f"<h1>Thread <code>{escape(th.id[:16])}</code></h1>",
            '<div class="meta">'
            f"<span>{escape(th.harness)}</span><span>started {started}</span>"

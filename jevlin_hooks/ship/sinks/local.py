@@ -12,29 +12,7 @@ import sqlite3
 from typing import Any
 
 from jevlin_hooks.ship.sinks import Result
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS records (
-    record_id TEXT PRIMARY KEY,
-    kind TEXT NOT NULL,
-    ts TEXT NOT NULL,
-    harness TEXT,
-    session_id TEXT,
-    parent_session_id TEXT,
-    turn_id TEXT,
-    call_id TEXT,
-    window INTEGER,
-    seq INTEGER,
-    status TEXT,
-    outcome TEXT,
-    duration_ms INTEGER,
-    body TEXT NOT NULL,
-    received_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-);
-CREATE INDEX IF NOT EXISTS records_session ON records(session_id, ts);
-CREATE INDEX IF NOT EXISTS records_parent ON records(parent_session_id);
-CREATE INDEX IF NOT EXISTS records_turn ON records(turn_id);
-"""
+from jevlin_hooks.ship.sinks.local_schema import migrate
 
 UPSERT = """
 INSERT INTO records (record_id, kind, ts, harness, session_id, parent_session_id, turn_id, call_id,
@@ -56,7 +34,7 @@ def connect(path: str) -> sqlite3.Connection:
     db = sqlite3.connect(path, timeout=30)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
-    db.executescript(SCHEMA)
+    migrate(db)
     return db
 
 

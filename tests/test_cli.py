@@ -1,0 +1,84 @@
+"""The command line as a user meets it in the first hour: help, version, pipes, clear answers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from test_trajectory import build_home, cli
+
+from jevlin_hooks import __version__
+
+
+def test_version(home):
+    p = cli(home, "--version")
+    assert p.returncode == 0 and p.stdout.strip() == f"jevlin-hooks {__version__}"
+
+
+def test_every_subcommand_help_has_a_description(home):
+    top = cli(home, "--help")
+    assert top.returncode == 0
+    # the subcommand list: "    name    help" lines under "COMMAND"
+    names = [line.split()[0] for line in top.stdout.splitlines()
+             if line.startswith("    ") and not line.startswith("     ") and line.split()]
+    assert "status" in names and "threads" in names and len(names) >= 12
+    for name in names:
+        p = cli(home, name, "--help")
+        assert p.returncode == 0, name
+        body = p.stdout.split("\n\n")
+        assert len(body) >= 2 and body[1].strip() and not body[1].startswith("positional"), name
+
+
+def test_piped_into_head_is_not_an_error(home):
+    """`jevlin-hooks scrub --list-rules | head -1`: no BrokenPipe traceback, exit 0."""
+    p = subprocess.run(f"{sys.executable} -m jevlin_hooks.cli scrub --list-rules | head -1", shell=True,
+                       env={**os.environ, "JEVLIN_HOME": home}, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and p.stdout.count("\n") == 1
+    assert "Traceback" not in p.stderr and "BrokenPipe" not in p.stderr
+
+
+def test_scrub_explain_gives_line_and_column(home):
+    text = "first line\n  token ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A" + " tail\n"
+    p = subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "scrub", "--explain"], input=text,
+                       env={**os.environ, "JEVLIN_HOME": home}, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0
+    assert "line 2, column 9" in p.stdout
+    assert "ghp_" not in p.stdout
+
+
+@pytest.fixture
+def small_store(probe_home, tmp_path):
+    build_home(probe_home, tmp_path, claude=("basic",), codex=())
+    return probe_home
+
+
+def test_threads_filter_that_matches_nothing(small_store):
+    p = cli(small_store, "threads", "--harness", "cursor")
+    assert p.returncode == 0
+    assert p.stdout.startswith("no thread matches --harness cursor (1 thread(s) in the local store)")
+    assert "store yet" not in p.stdout
+
+
+def test_thread_html_to_a_bad_path_fails_before_printing(small_store):
+    th = cli(small_store, "threads", "--json")
+    import json
+
+    tid = json.loads(th.stdout)[0]["thread"]
+    p = cli(small_store, "thread", tid[:10], "--html", "/nonexistent/dir/page.html")
+    assert p.returncode == 1 and p.stdout == ""
+    assert p.stderr.startswith("jevlin-hooks: cannot write /nonexistent/dir/page.html") and p.stderr.count("\n") == 1
+
+
+def test_thread_names_the_key_and_file_that_turn_prompts_on(home, tmp_path):
+    import json
+
+    with open(os.path.join(home, "config.toml"), "w") as f:  # the captures' probe is the search; turn ends off
+        f.write('[search]\nshell_commands = ["/opt/probe/tool_probe.sh"]\n[daemon]\nautostart = false\n')
+    build_home(home, tmp_path, claude=("basic",), codex=())
+    tid = json.loads(cli(home, "threads", "--json").stdout)[0]["thread"]
+    p = cli(home, "thread", tid[:10])
+    cfg = os.path.join(home, "config.toml")
+    hint = [line for line in p.stdout.splitlines() if "turn_end" in line]
+    assert hint == [f"(turn ends are off, so prompts and conclusions are not shown: set [miner] turn_end = true in {cfg})"]
