@@ -26,7 +26,7 @@ from jevlin_hooks.ship import housekeeping
 from jevlin_hooks.ship.sinks import Result, Sink, from_config
 
 LOCK_NAME = paths.DAEMON_LOCK
-PID_NAME = "daemon.pid"
+PID_NAME = paths.DAEMON_PID
 SPOOL_FULL_FLAG = "spool_full"
 BACKOFF_BASE_S = 1.0
 
