@@ -10,7 +10,6 @@ for the next start, so nothing is lost either way.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import signal
@@ -21,8 +20,8 @@ from typing import Any
 
 from jevlin_hooks.base import config, log, paths, spool
 from jevlin_hooks.privacy import ids, record
+from jevlin_hooks.ship import codec, housekeeping
 from jevlin_hooks.ship import daemon_state as status_file
-from jevlin_hooks.ship import housekeeping
 from jevlin_hooks.ship.sinks import Result, Sink, from_config
 
 LOCK_NAME = paths.DAEMON_LOCK
@@ -231,7 +230,7 @@ class Daemon:
                 continue
             try:
                 raw = spool.read(self.home, "cur", name)
-                safe = record.make_safe(json.loads(raw), key, disabled)
+                safe = record.make_safe(codec.loads(raw), key, disabled)
             except (ValueError, record.InvalidRecord) as exc:
                 reason = str(exc) if isinstance(exc, record.InvalidRecord) else "not valid JSON"
                 spool.quarantine(self.home, name, f"invalid record: {reason}")

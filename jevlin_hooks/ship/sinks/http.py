@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import gzip
-import json
 from typing import Any
 
 import httpx
 
 from jevlin_hooks import __version__
+from jevlin_hooks.ship import codec
 from jevlin_hooks.ship.sinks import RETRYABLE, Result, parse_retry_after
 
 TIMEOUT = httpx.Timeout(30.0, connect=5.0)
@@ -20,7 +20,8 @@ def client() -> httpx.Client:
 
 
 def post_json(http: httpx.Client, url: str, body: Any, headers: dict[str, str]) -> httpx.Response | Result:
-    data = gzip.compress(json.dumps(body, separators=(",", ":")).encode(), compresslevel=5)
+    # level 1: most of the size win for a third of level 5's CPU (records are repetitive JSON)
+    data = gzip.compress(codec.dumps(body), compresslevel=1)
     try:
         return http.post(url, content=data, headers={**headers, "Content-Type": "application/json",
                                                       "Content-Encoding": "gzip"})
