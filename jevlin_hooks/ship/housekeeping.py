@@ -83,7 +83,9 @@ def sweep_abandoned(
 
 
 def retention(home: str, days: float, now: float) -> dict[str, int]:
-    """Delete closed sessions idle for ``days`` with their lock and index files; the counts."""
+    """Delete closed sessions idle for ``days`` (at least one) with their lock and index files;
+    the counts."""
+    days = max(1.0, float(days))
     cutoff = now - days * DAY
     gone = {"sessions": 0, "locks": 0, "index": 0}
     try:
