@@ -4,8 +4,8 @@
 
 1. subagents: a session that has run 1 / 100 / 1,000 / 10,000 finished subagents (built with the
    engine on the captured Claude Code payloads, then written once); its lineage file size, and a
-   search PreToolUse hook on it (whole process, real payload) beside the same hook on a fresh
-   session, samples interleaved.
+   search PreToolUse hook on it (whole process, real payload) beside the same hook on the same
+   session without subagents, samples interleaved.
 2. old sessions: 1 / 1,000 / 10,000 closed sessions in sessions/ (copies of one the real hook
    wrote, 60 days old; retention has not run yet): `jevlin-hooks status` wall time and peak RSS,
    the daemon's abandoned-session sweep, and then one retention pass removing them.
@@ -81,8 +81,8 @@ def p50(xs: list[float]) -> float:
 # --- 1. subagents -----------------------------------------------------------------------------
 
 def build_subagent_session(home: str, sid: str, n: int) -> None:
-    """n finished foreground subagents (each with one search) in one turn per 100, through the
-    engine as the hook runs it, written once at the end."""
+    """n finished foreground subagents (each with one search), 100 per turn, through the engine
+    as the hook runs it, written once at the end (n = 0: the same session without them)."""
     ev = events("subagent_fg")
     cfg = config.defaults()
     cfg["search"]["shell_commands"] = ["jevlin search", "/opt/probe/tool_probe.sh"]
@@ -97,10 +97,10 @@ def build_subagent_session(home: str, sid: str, n: int) -> None:
         assert e is not None
         state, _ = engine.apply("claude-code", state, e, cfg)
 
+    step({**ev["UserPromptSubmit"][0], "prompt_id": "p0"})
     for i in range(n):
-        if i % 100 == 0:
-            if i:
-                step({**ev["Stop"][0], "prompt_id": f"p{i // 100 - 1}"})
+        if i % 100 == 0 and i:
+            step({**ev["Stop"][0], "prompt_id": f"p{i // 100 - 1}"})
             step({**ev["UserPromptSubmit"][0], "prompt_id": f"p{i // 100}"})
         for p in seq:
             q = {**p, "prompt_id": f"p{i // 100}"}
@@ -109,32 +109,28 @@ def build_subagent_session(home: str, sid: str, n: int) -> None:
             if "tool_use_id" in q:
                 q["tool_use_id"] = f"toolu_{'s' if q.get('tool_name') == 'Agent' else 'b'}{i:06d}"
             step(q)
-    step({**ev["Stop"][0], "prompt_id": f"p{(n - 1) // 100}"})
-    dfd = os.open(os.path.join(home, "sessions"), os.O_RDONLY | os.O_DIRECTORY) if os.path.isdir(
-        os.path.join(home, "sessions")) else None
-    if dfd is None:
-        os.makedirs(os.path.join(home, "sessions"), mode=0o700)
-        dfd = os.open(os.path.join(home, "sessions"), os.O_RDONLY | os.O_DIRECTORY)
+    step({**ev["Stop"][0], "prompt_id": f"p{max(n - 1, 0) // 100}"})
+    os.makedirs(os.path.join(home, "sessions"), mode=0o700, exist_ok=True)
     with open(os.path.join(home, "sessions", lineage.file_name("claude-code", sid) + ".json"), "wb") as f:
         f.write(fastjson.dumps(state).encode("ascii"))
-    os.close(dfd)
 
 
 def subagent_curve(tmp: str, sizes: list[int], n: int) -> None:
     print("\n1. subagents: lineage size and a search PreToolUse hook (p50 of whole processes, interleaved)")
-    print(f"{'subagents':>10} {'build s':>8} {'lineage':>10} {'fresh p50':>10} {'this p50':>9} {'ratio':>6}")
+    print(f"{'subagents':>10} {'build s':>8} {'lineage':>10} {'0 subs p50':>10} {'this p50':>9} {'ratio':>6}")
     base = events("basic")["PreToolUse"][0]
     for count in sizes:
         home = new_home(tmp, f"sub{count}")
         t0 = time.perf_counter()
         build_subagent_session(home, "big", count)
         build = time.perf_counter() - t0
+        build_subagent_session(home, "small", 0)  # the same turn, no subagent: the fresh session
         size = os.path.getsize(os.path.join(home, "sessions", "claude-code.big.json"))
         env = env_for(home)
         fresh, big = [], []
         for i in range(n):
-            for sid, out in ((f"fresh{i}", fresh), ("big", big)):
-                p = {**base, "session_id": sid, "prompt_id": f"p{(count - 1) // 100}",
+            for sid, out in (("small", fresh), ("big", big)):
+                p = {**base, "session_id": sid, "prompt_id": "q",
                      "tool_input": {"command": f"jevlin search q{i}"}, "tool_use_id": f"toolu_g{i:06d}"}
                 out.append(timed(HOOK, json.dumps(p).encode(), env)[0])
         print(f"{count:>10,} {build:>8.1f} {size / 1024:>8.1f}KB {p50(fresh) * 1000:>8.1f}ms "
