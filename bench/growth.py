@@ -159,7 +159,8 @@ def old_sessions(home: str, count: int) -> None:
 
 def sessions_curve(tmp: str, sizes: list[int]) -> None:
     print("\n2. old sessions: status, the abandoned-session sweep, one retention pass")
-    print(f"{'sessions':>10} {'file':>8} {'status s':>9} {'status RSS':>11} {'sweep ms':>9} {'retention s':>12} {'left':>6}")
+    print(f"{'sessions':>10} {'file':>8} {'status s':>9} {'CPU s':>6} {'status RSS':>11} {'sweep ms':>9} "
+          f"{'retention s':>12} {'left':>6}")
     from jevlin_hooks.ship import housekeeping
 
     for count in sizes:
@@ -167,10 +168,11 @@ def sessions_curve(tmp: str, sizes: list[int]) -> None:
         old_sessions(home, count)
         one = os.path.getsize(os.path.join(home, "sessions", "claude-code.old-000000.json")) if count else 0
         env = env_for(home)
-        walls, rss = [], 0.0
-        for _ in range(3):
-            w, _, r = timed([sys.executable, "-m", "jevlin_hooks.cli", "status"], b"", env)
+        walls, cpus, rss = [], [], 0.0
+        for _ in range(5):
+            w, c, r = timed([sys.executable, "-m", "jevlin_hooks.cli", "status"], b"", env)
             walls.append(w)
+            cpus.append(c)
             rss = max(rss, r)
         housekeeping.build_open_index(home)  # the once-per-home migration (the daemon does it at start)
         t0 = time.perf_counter()
@@ -180,7 +182,7 @@ def sessions_curve(tmp: str, sizes: list[int]) -> None:
         housekeeping.retention(home, 30, time.time())
         ret = time.perf_counter() - t0
         left = len([n for n in os.listdir(os.path.join(home, "sessions")) if n.endswith(".json")])
-        print(f"{count:>10,} {one / 1024:>6.1f}KB {p50(walls):>9.3f} {rss:>9.0f}MB {sweep * 1000:>9.2f} "
+        print(f"{count:>10,} {one / 1024:>6.1f}KB {p50(walls):>9.3f} {p50(cpus):>6.3f} {rss:>9.0f}MB {sweep * 1000:>9.2f} "
               f"{ret:>12.2f} {left:>6}")
         shutil.rmtree(home, ignore_errors=True)
 
@@ -223,6 +225,19 @@ def late_flush(tmp: str, n: int) -> None:
     for mode, xs in rows.items():
         print(f"  call {mode:<8} wall p50 {p50([x[0] for x in xs]) * 1000:6.1f} ms   "
               f"CPU p50 {p50([x[1] for x in xs]) * 1000:6.1f} ms")
+    # the same 15 polls in-process: incremental (HistoryPoll) vs reading the tail afresh each time
+    from jevlin_hooks.capture import transcript
+
+    for label, fresh in (("incremental polls", False), ("re-read every poll", True)):
+        c0 = time.process_time()
+        call = f"toolu_inproc_{label[:2]}"
+        poll = transcript.HistoryPoll(path, call)
+        for k in range(15):
+            found = transcript.history(path, call) if fresh else poll.poll()
+            assert found is None
+            with open(path, "a") as f:
+                f.write(json.dumps({"type": "progress", "k": k}) + "\n")
+        print(f"  15 polls before the call appears, {label:<18} CPU {(time.process_time() - c0) * 1000:6.1f} ms")
 
 
 def main() -> None:
