@@ -1,6 +1,6 @@
 """Hook and context start-to-exit wall time, side by side with the interpreter's floor.
 
-    .venv/bin/python bench/hook_latency.py [--n 200]
+    .venv/bin/python bench/hook_latency.py [--n 200] [--only pi]
 
 Each sample is one whole process, as the harness runs it: `python -I -S jevlin_hooks/capture/entry.py
 claude-code` with a real Claude Code payload on stdin. Every event sample is interleaved with a
@@ -8,6 +8,12 @@ floor sample (`python -I -S -c pass`, same interpreter), so machine noise hits b
 ratio of the two is what the budget is about (p50 <= 2x, p99 <= 4x). Search events use fresh
 call ids so each does the real work (new seq, fsynced record), and the transcript holds the
 call so PostToolUse finds its history without waiting.
+
+Pi has no hook processes: its extension streams events to one resident recorder
+(`entry.py pi --stream`) and waits only at a tool_call that may be a search, for the ack that
+its seq and call id are recorded. That wait is measured here as the extension sees it (line
+written into the recorder's pipe -> ack read back), with the recorder running, and for the
+first search of a pi process, when the recorder is still starting (spawn included).
 
 `jevlin-hooks context` is measured from a regular (non-editable) install in a scratch venv,
 the way users get it; an editable install adds setuptools' import finder to every start.
@@ -51,9 +57,79 @@ def pct(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
+def pi_lines(i: int, session: str) -> tuple[bytes, bytes]:
+    ctx = {"sessionId": session, "sessionFile": None, "cwd": "/tmp", "model": {"provider": "x", "id": "m"}}
+    call = {"event": {"type": "tool_call", "toolName": "bash", "toolCallId": f"toolu_pi_{i:06d}",
+                      "input": {"command": f'jevlin search "pi {i}"'}}, "ctx": ctx, "jv": {"ack": i}}
+    done = {"event": {"type": "tool_result", "toolName": "bash", "toolCallId": f"toolu_pi_{i:06d}",
+                      "input": {"command": f'jevlin search "pi {i}"'}, "content": [{"type": "text", "text": "."}],
+                      "isError": False}, "ctx": ctx, "jv": {}}
+    return (json.dumps(call) + "\n").encode(), (json.dumps(done) + "\n").encode()
+
+
+def pi_start_lines(session: str) -> bytes:
+    ctx = {"sessionId": session, "sessionFile": None, "cwd": "/tmp", "model": {"provider": "x", "id": "m"}}
+    start = {"event": {"type": "session_start", "reason": "startup"}, "ctx": ctx, "jv": {"fileSize": 0}}
+    prompt = {"event": {"type": "message_end", "message": {"role": "user", "timestamp": 1,
+                                                           "content": [{"type": "text", "text": "search"}]}},
+              "ctx": ctx, "jv": {"prompt": True}}
+    text = {"event": {"type": "message_end", "message": {"role": "assistant", "timestamp": 2,
+                                                         "content": [{"type": "text", "text": "Searching."}]}},
+            "ctx": ctx, "jv": {}}
+    return b"".join((json.dumps(x) + "\n").encode() for x in (start, prompt, text))
+
+
+def wait_ack(proc: subprocess.Popen, want: int) -> None:
+    while True:
+        line = proc.stdout.readline()
+        if not line:
+            raise RuntimeError("the recorder exited")
+        if line.strip() == str(want).encode():
+            return
+
+
+def pi_rows(n: int, env: dict[str, str], floor_cmd: list[str]) -> list[tuple[str, list[float], list[float]]]:
+    rows = []
+    stream = [PY, "-I", "-S", ENTRY, "pi", "--stream"]
+    # a running recorder (every search after the first in a pi process)
+    proc = subprocess.Popen(stream, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    proc.stdin.write(pi_start_lines("pi-bench-warm"))
+    proc.stdin.flush()
+    floor, took = [], []
+    for i in range(1, n + 1):
+        call, done = pi_lines(i, "pi-bench-warm")
+        floor.append(run(floor_cmd, b"", env))
+        t0 = time.perf_counter()
+        proc.stdin.write(call)
+        proc.stdin.flush()
+        wait_ack(proc, i)
+        took.append(time.perf_counter() - t0)
+        proc.stdin.write(done)
+        proc.stdin.flush()
+    proc.stdin.close()
+    proc.wait()
+    rows.append(("pi tool_call ack (search)", floor, took))
+    # the first search of a pi process: the recorder starts, applies the session start, acks
+    floor, took = [], []
+    for i in range(1, n + 1):
+        call, _ = pi_lines(i, f"pi-bench-cold-{i}")
+        floor.append(run(floor_cmd, b"", env))
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(stream, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        proc.stdin.write(pi_start_lines(f"pi-bench-cold-{i}") + call)
+        proc.stdin.flush()
+        wait_ack(proc, i)
+        took.append(time.perf_counter() - t0)
+        proc.stdin.close()
+        proc.wait()
+    rows.append(("pi ack, recorder starting", floor, took))
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=200)
+    ap.add_argument("--only", choices=["pi"], help="only these rows (with their floor)")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="jevlin-bench-")
     home = os.path.join(tmp, "home")
@@ -99,6 +175,10 @@ def main() -> None:
 
     subprocess.run(hook, input=json.dumps(ev["SessionStart"]).encode(), env=env, check=True)
     rows = []
+    if args.only == "pi":
+        report(pi_rows(args.n, env, floor_cmd), args.n)
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
     for name in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolBatch",
                  "PreCompact", "Stop", "SessionEnd"):
         floor, took = [], []
@@ -123,6 +203,9 @@ def main() -> None:
         floor.append(run(floor_cmd, b"", env))
         took.append(run([PY, "-I", "-S", ENTRY, "codex-notify", json.dumps(note)], b"", env))
     rows.append(("codex notify", floor, took))
+
+    # Pi: the one step the agent waits for, the ack of a search's tool_call
+    rows += pi_rows(args.n, env, floor_cmd)
 
     # SessionStart with autostart on while the daemon runs: the check is one non-blocking flock
     # on state/daemon.lock, which this process holds here as the daemon would.
@@ -155,13 +238,17 @@ def main() -> None:
         took.append(run([cli, "context"], b"", ctx_env))
     rows.append(("jevlin-hooks context", floor, took))
 
-    print(f"python {sys.version.split()[0]}  {os.cpu_count()} cpus  n={args.n} per row, interleaved with the floor")
+    report(rows, args.n)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def report(rows: list[tuple[str, list[float], list[float]]], n: int) -> None:
+    print(f"python {sys.version.split()[0]}  {os.cpu_count()} cpus  n={n} per row, interleaved with the floor")
     print(f"{'what':<26} {'floor p50':>9} {'p50':>8} {'p99':>8} {'p50 x':>6} {'p99 x':>6}")
     for label, floor, took in rows:
         f50, t50, t99 = pct(floor, .5), pct(took, .5), pct(took, .99)
         print(f"{label:<26} {f50 * 1000:8.1f}ms {t50 * 1000:6.1f}ms {t99 * 1000:6.1f}ms "
               f"{t50 / f50:5.2f}x {t99 / f50:5.2f}x")
-    shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -138,6 +138,39 @@ def check_cursor(out: list[tuple[bool, str]]) -> None:
                           "those copies are recognised and counted once"))
 
 
+def check_pi(out: list[tuple[bool, str]]) -> None:
+    """Pi: our extension file in its agent dir, current, and pointing at an interpreter and entry
+    point that exist (Pi would load it and get nothing otherwise)."""
+    from jevlin_hooks import install_pi
+
+    agent = install_pi.agent_dir()
+    if not (shutil.which("pi") or os.path.isdir(agent)):
+        return
+    path = install_pi.extension_path()
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        out.append((False, "pi: found, extension not installed; run `jevlin-hooks install --harness pi`"))
+        return
+    except OSError as exc:
+        out.append((False, f"pi: cannot read {path} ({exc.strerror}); run `jevlin-hooks install --harness pi`"))
+        return
+    if not install_pi.is_ours(data):
+        out.append((False, f"pi: {path} is not ours; move it away, then `jevlin-hooks install --harness pi`"))
+        return
+    text = data.decode("utf-8", "replace")
+    if install.ENTRY not in text or not os.path.exists(install.ENTRY):
+        out.append((False, "pi: the extension points at another install of jevlin-hooks; run "
+                           "`jevlin-hooks install --harness pi` again"))
+    elif data != install_pi.render():
+        out.append((False, "pi: the extension is from another version or interpreter; run "
+                           "`jevlin-hooks install --harness pi` again"))
+    else:
+        out.append((True, f"pi: extension installed in {path}; it loads at the next `pi` start "
+                          "(not with `pi --no-extensions`)"))
+
+
 def check_home(home: str, out: list[tuple[bool, str]]) -> None:
     from jevlin_hooks.privacy import ids
     from jevlin_hooks.ship import control
@@ -196,8 +229,10 @@ def run() -> int:
     check_claude(out)
     check_codex(out)
     check_cursor(out)
+    check_pi(out)
     if not out:
-        out.append((False, "no coding agent found (claude, codex, cursor); install one, then `jevlin-hooks install`"))
+        out.append((False, "no coding agent found (claude, codex, cursor, pi); install one, then "
+                           "`jevlin-hooks install`"))
     check_home(home, out)
     for ok, line in out:
         print(("ok  " if ok else "!!  ") + line)

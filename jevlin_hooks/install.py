@@ -53,6 +53,7 @@ class Change:
     path: str
     before: bytes | None
     after: bytes | None
+    backup: bool = True  # False for a file that is wholly ours (Pi's extension): nothing to restore
 
     @property
     def changed(self) -> bool:
@@ -316,7 +317,10 @@ def apply(change: Change) -> str | None:
     if not change.changed:
         return None
     backup = None
-    if change.before is not None:
+    recs = _records()
+    key = os.path.abspath(change.path)
+    created: list[str] = []
+    if change.before is not None and change.backup:
         backup = f"{change.path}.jevlin-backup-{time.strftime('%Y%m%d-%H%M%S')}"
         n = 0
         while os.path.exists(backup):
@@ -326,7 +330,16 @@ def apply(change: Change) -> str | None:
             f.write(change.before)
     if change.after is None:
         os.unlink(change.path)
+        for d in recs.get(key, {}).get("created_dirs", []):  # deepest first
+            try:
+                os.rmdir(d)  # only when empty: anything of the user's keeps it
+            except OSError:
+                break
     else:
+        d = os.path.dirname(key)
+        while not os.path.exists(d):
+            created.append(d)
+            d = os.path.dirname(d)
         os.makedirs(os.path.dirname(change.path), exist_ok=True)
         tmp = change.path + ".jevlin-tmp"
         mode = 0o600
@@ -340,14 +353,13 @@ def apply(change: Change) -> str | None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, change.path)
-    recs = _records()
-    key = os.path.abspath(change.path)
     if change.after is None or (key in recs and _is_uninstall(change)):
         recs.pop(key, None)
     else:
         recs[key] = {
             "after_sha256": hashlib.sha256(change.after).hexdigest() if change.after else None,
             "backup": recs.get(key, {}).get("backup", backup) if key in recs else backup,
+            "created_dirs": recs.get(key, {}).get("created_dirs", created) if key in recs else created,
         }
     os.makedirs(os.path.dirname(_record_path()), mode=0o700, exist_ok=True)
     with open(_record_path(), "w", encoding="utf-8") as f:
@@ -375,6 +387,25 @@ def _codex_plans(project: str | None, remove: bool, opts: dict[str, Any]) -> lis
 
 def _cursor_plans(project: str | None, remove: bool, opts: dict[str, Any]) -> list[Change]:
     return [plan_cursor(cursor_hooks_path(project), remove=remove)]
+
+
+def _pi_plans(project: str | None, remove: bool, opts: dict[str, Any]) -> list[Change]:
+    from jevlin_hooks import install_pi
+
+    return install_pi.plans(project, remove, opts)
+
+
+def _pi_found() -> str | None:
+    """Pi's program on PATH, or its agent dir (which PI_CODING_AGENT_DIR moves)."""
+    import shutil
+
+    from jevlin_hooks import install_pi
+
+    where = shutil.which("pi")
+    if where:
+        return where
+    agent = install_pi.agent_dir()
+    return agent if os.path.isdir(agent) else None
 
 
 def _found(program: str, *dirs: str) -> Any:
@@ -408,6 +439,8 @@ INSTALLERS: dict[str, Installer] = {
                                      "the jevlin-hooks entries", _found("codex", "~/.codex")),
     "cursor": Installer(_cursor_plans, "next: restart Cursor; if Cursor also runs your ~/.claude hooks, each event "
                                        "is still counted once", _found("cursor", "~/.cursor")),
+    "pi": Installer(_pi_plans, "next: start `pi` (or type /reload in a running one); `pi --no-extensions` runs "
+                               "without it", _pi_found),
 }
 
 

@@ -7,10 +7,14 @@ root thread lives at the top level and each subagent is a child thread under ``a
 Normalized event (a dict, built by jevlin_hooks.capture.harness.*):
   kind        session_start | prompt | pre_tool | post_tool | tool_failed | tool_batch |
               pre_compact | post_compact | subagent_start | subagent_stop | stop |
-              stop_failure | interrupt | session_end | agent_response | other
+              stop_failure | interrupt | session_end | agent_response | compacted | other
   session_id, turn_id, agent_id, agent_type, source, tool_name, tool_use_id, tool_input,
   search (the query, or None when the call is not a search), history, status, duration_ms,
   prompt, last_message, error, model, cwd, transcript_path, tool_calls, summary, now
+  session_start may carry parent_session_id (a child agent process: Pi), forked_from (the
+  thread a fork came from) and resume {compactions: [ids], seq} (what the harness's own session
+  file says); compacted carries compaction_id (counted once per id); session_end may carry
+  outcome (default interrupted).
 """
 
 from __future__ import annotations
@@ -164,8 +168,40 @@ def _end_compaction(state: State) -> None:
 def _on_session_start(state: State, ev: Event, cfg: Config, history_for: History, records: list[Record]) -> None:
     _push(state["sources"], ev.get("source") or "startup", 16)
     state["start_seen"] = True
-    if state["status"] == "ended":
+    if state["status"] in ("ended", "abandoned"):
         state["status"] = "active"
+    _note_origin(state, ev)
+
+
+def _note_origin(state: State, ev: Event) -> None:
+    """Where a thread came from, and what the harness's own session file says it holds: a
+    resumed session keeps its window and seq even when this lineage file was lost (Pi)."""
+    for key in ("parent_session_id", "forked_from"):
+        if ev.get(key) and not state.get(key):
+            state[key] = ev[key]
+    resume = ev.get("resume")
+    if not isinstance(resume, dict):
+        return
+    ids = [c for c in resume.get("compactions") or [] if isinstance(c, str)]
+    seen = state.setdefault("compactions_seen", [])
+    for cid in ids:
+        if cid not in seen:
+            _push(seen, cid, TURNS_KEEP)
+    state["window"] = max(state["window"], len(ids))
+    if isinstance(resume.get("seq"), int) and resume["seq"] > state["seq"]:
+        state["seq"] = resume["seq"]
+
+
+def _on_compacted(state: State, ev: Event, cfg: Config, history_for: History, records: list[Record]) -> None:
+    """A compaction the harness names by id (Pi's session_compact): +1 window once per id,
+    whether it arrives as an event, late, or read back from the harness's file at a start."""
+    seen = state.setdefault("compactions_seen", [])
+    cid = ev.get("compaction_id")
+    if cid is not None and cid in seen:
+        return
+    state["window"] += 1
+    if cid is not None:
+        _push(seen, cid, TURNS_KEEP)
 
 
 def _on_prompt(state: State, ev: Event, cfg: Config, history_for: History, records: list[Record]) -> None:
@@ -312,7 +348,8 @@ def _on_stop(state: State, ev: Event, cfg: Config, history_for: History, records
 
 
 def _on_session_end(state: State, ev: Event, cfg: Config, history_for: History, records: list[Record]) -> None:
-    records += _end_session(state, ev, cfg, "interrupted", "ended", history_for)
+    outcome = ev.get("outcome") or "interrupted"  # abandoned: the agent died without saying so (Pi)
+    records += _end_session(state, ev, cfg, outcome, "ended" if outcome == "interrupted" else outcome, history_for)
 
 
 # event kind -> handler; kinds not here (other, agent_response) only note the session
@@ -331,6 +368,7 @@ HANDLERS: dict[str, Handler] = {
     "stop_failure": _on_stop,
     "interrupt": _on_stop,
     "session_end": _on_session_end,
+    "compacted": _on_compacted,
 }
 
 
@@ -590,6 +628,8 @@ def _search_record(state: State, p: Pending, status: str, duration_ms: int | Non
     if agent.get("agent_type"):
         host_meta["agent_type"] = agent["agent_type"]
     host_meta["history_source"] = "transcript" if history is not None else "none"
+    if state.get("forked_from"):
+        host_meta["forked_from"] = state["forked_from"]
     return {
         "v": SCHEMA,
         "record_id": p["record_id"],
@@ -599,8 +639,9 @@ def _search_record(state: State, p: Pending, status: str, duration_ms: int | Non
         "session_id": agent_id or state["session_id"],
         "turn_id": p.get("turn_id"),
         "call_id": p["call_id"],
-        # a root thread has no parent: only a subagent names its session and spawning call
-        "parent_session_id": state["session_id"] if agent_id else None,
+        # a subagent names its session and spawning call; a root thread only when it is a
+        # child agent process that said so at its start (Pi)
+        "parent_session_id": state["session_id"] if agent_id else state.get("parent_session_id"),
         "parent_call_id": agent.get("parent_call") if agent_id else None,
         "window": p["window"],
         "seq": p["seq"],
@@ -625,7 +666,7 @@ def _turn_end_record(
         "harness": state["harness"],
         "session_id": state["session_id"],
         "turn_id": turn["id"],
-        "parent_session_id": None,
+        "parent_session_id": state.get("parent_session_id"),
         "window": state["window"],  # where the turn ended: a compaction inside it shows
         "prompt": turn.get("prompt") or "",
         "final_message": final or "",

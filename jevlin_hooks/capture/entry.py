@@ -1,4 +1,5 @@
-"""What an installed hook runs: ``python -I -S .../jevlin_hooks/capture/entry.py <harness>``.
+"""What an installed hook runs: ``python -I -S .../jevlin_hooks/capture/entry.py <harness>``
+(Pi's extension runs ``... entry.py pi --stream``: one resident process, see hook.serve).
 
 ``-I -S`` skips site-packages and the environment for start-up speed and isolation, so this
 file puts its own package on ``sys.path`` and imports nothing else.

@@ -150,8 +150,158 @@ def _maybe_start_daemon(home: str) -> None:
         os._exit(0)
 
 
+F_SETPIPE_SZ = 1031  # Linux: a bigger pipe lets the agent write ahead without ever blocking
+
+
+def serve(harness: str, home: str) -> None:
+    """One resident process for an agent that streams its events (Pi's extension): JSON lines
+    on stdin, applied one by one in the order they came; a line with ``jv.ack = n`` is answered
+    ``n`` on stdout once applied (the agent waits for that before a search's process starts).
+
+    The first line out is the ``[search]`` config, so the extension waits only for calls that
+    may be searches, and the path of this process's tail file: what the agent could not get
+    into the pipe before it exited goes there (it never waits for a slow reader), and is read
+    as the rest of the stream at end of input. Then each session whose stream stopped without
+    its shutdown gets the harness's closing event. Never fails: a bad line is logged.
+    """
+    import fcntl
+
+    from jevlin_hooks.base import config
+    from jevlin_hooks.capture import harness as harnesses
+
+    mod = harnesses.get(harness)
+    try:
+        fcntl.fcntl(0, F_SETPIPE_SZ, 1 << 20)
+    except OSError:
+        pass
+    try:
+        cfg = config.load(home)
+    except (config.ConfigError, OSError):
+        cfg = config.defaults()
+    tail = _tail_dir(home)
+    name = f"{os.getpid()}.jsonl"
+    hello: dict[str, Any] = {"search": cfg.get("search", {})}
+    if tail is not None:
+        hello["tail"] = os.path.join(home, "sessions", TAIL_DIR, name)
+    _say(hello)
+    last: dict[str, Any] = {}  # session -> its last payload
+    closed: set[str] = set()
+    buf = b""
+    while True:
+        try:
+            chunk = os.read(0, 1 << 20)
+        except InterruptedError:
+            continue
+        except OSError:
+            chunk = b""
+        if chunk:
+            buf += chunk
+            if b"\n" not in chunk:
+                if len(buf) > MAX_PAYLOAD:
+                    buf = b""  # a line too long to be ours: dropped (and logged below)
+                    _log(home, harness, OverflowError("stream line over 64 MiB"))
+                continue
+            lines = buf.split(b"\n")
+            buf = lines.pop()
+        else:
+            if tail is not None:
+                buf += _take_tail(tail, name, home, harness)
+            lines = buf.split(b"\n")
+        for line in lines:
+            if line.strip():
+                _serve_line(harness, home, mod, line, last, closed)
+        if not chunk:
+            break
+    if tail is not None:
+        os.close(tail)
+    close = getattr(mod, "closing_payload", None)
+    for sid, payload in last.items():
+        if close is not None and sid not in closed:
+            try:
+                end = close(payload)
+                if end is not None:
+                    handle(harness, end, home)
+            except BaseException as exc:  # noqa: BLE001
+                _log(home, harness, exc)
+
+
+TAIL_DIR = "stream-tail"
+
+
+def _tail_dir(home: str) -> int | None:
+    try:
+        fd = paths.open_dir(home, "sessions", TAIL_DIR)
+    except OSError:
+        return None
+    try:  # a file left under this pid by a process long gone is not ours
+        os.unlink(f"{os.getpid()}.jsonl", dir_fd=fd)
+    except OSError:
+        pass
+    return fd
+
+
+def _take_tail(dfd: int, name: str, home: str, harness: str) -> bytes:
+    try:
+        data = paths.read_bytes(dfd, name, limit=256 << 20)
+    except FileNotFoundError:
+        return b""
+    except OSError as exc:
+        _log(home, harness, exc)
+        return b""
+    try:
+        os.unlink(name, dir_fd=dfd)
+    except OSError:
+        pass
+    return data
+
+
+def _serve_line(harness: str, home: str, mod: Any, line: bytes, last: dict[str, Any], closed: set[str]) -> None:
+    ack = None
+    try:
+        payload = fastjson.loads(line)
+        jv = payload.get("jv") if isinstance(payload, dict) else None
+        ack = jv.get("ack") if isinstance(jv, dict) else None
+        handle(harness, payload, home)
+        ctx = payload.get("ctx") if isinstance(payload, dict) else None
+        sid = ctx.get("sessionId") if isinstance(ctx, dict) else None
+        if isinstance(sid, str):
+            last[sid] = payload
+            etype = (payload.get("event") or {}).get("type") if isinstance(payload.get("event"), dict) else None
+            if etype == "session_shutdown":
+                closed.add(sid)
+            elif etype == "session_start":
+                closed.discard(sid)
+    except BaseException as exc:  # noqa: BLE001 - one bad line never stops the stream
+        _log(home, harness, exc)
+    if isinstance(ack, int) and not isinstance(ack, bool):
+        _say(ack)
+
+
+def _say(value: Any) -> None:
+    try:
+        os.write(1, (fastjson.dumps(value) + "\n").encode())
+    except OSError:
+        pass  # the agent is gone: nobody waits for the answer
+
+
+def _log(home: str, harness: str, exc: BaseException) -> None:
+    try:
+        from jevlin_hooks.base import log
+
+        log.write(home, "hook.log", f"{harness}: {log.describe(exc)}")
+    except BaseException:  # noqa: BLE001
+        pass
+
+
 def main(harness: str, argv: list[str] | None = None) -> None:
     home = paths.home()
+    if argv and argv[0] == "--stream":
+        try:
+            os.umask(0o077)
+            serve(harness, home)
+        except BaseException as exc:  # noqa: BLE001 - never fail the agent
+            _log(home, harness, exc)
+        os._exit(0)
     out: list[str] = []
     mod = None
     try:

@@ -14,7 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-SHELL_TOOLS = frozenset({"Bash", "Shell", "shell", "exec_command", "local_shell", "run_shell_command"})
+SHELL_TOOLS = frozenset({"Bash", "bash", "Shell", "shell", "exec_command", "local_shell", "run_shell_command"})
 _SEPARATORS = frozenset(";&|\n()`{}")
 _WRAPPERS = frozenset({"env", "command", "exec", "time", "nohup", "builtin", "nice", "stdbuf"})
 _KEYWORDS = frozenset({"then", "do", "else", "elif", "if", "while", "until", "!", "{", "}"})

@@ -62,6 +62,8 @@ def markdown() -> str:
         out.append(f"- `{kind}`: " + ", ".join(f"`{f}`" for f in fields) + "\n")
     out.append(f"- `host_meta` keys: {', '.join(f'`{k}`' for k in record.HOST_META_KEYS)}, and `redactions` "
                "(how many findings were redacted in the record)\n")
+    out.append(f"- `host_meta` ids, hashed like the id fields: {', '.join(f'`{k}`' for k in record.HOST_META_IDS)} "
+               "(the thread a forked Pi session came from)\n")
     out.append(RULES_INTRO)
     for r in RULES:
         desc = r.description.replace("|", "\\|")

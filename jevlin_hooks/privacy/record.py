@@ -22,6 +22,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
 ID_FIELDS = ("session_id", "turn_id", "call_id", "parent_session_id", "parent_call_id")
 TEXT_FIELDS = ("history", "query", "prompt", "final_message")
 HOST_META_KEYS = ("platform", "model", "agent_type", "history_source", "harness_version")
+HOST_META_IDS = ("forked_from",)  # thread ids inside host_meta: hashed like the id fields
 TOKEN_KEYS = ("input", "output", "cache_read", "cache_creation")
 # Free text is cut to this many characters before scrubbing (history is 32 KiB already), which
 # also bounds the scrubbing time of any one record.
@@ -99,6 +100,9 @@ def make_safe(rec: Any, key: bytes, disabled_rules: tuple[str, ...] = ()) -> dic
                         redactions += n
                     elif isinstance(v, (int, float, bool)):
                         meta[k] = v
+                for k in HOST_META_IDS:
+                    if isinstance(value.get(k), str) and value[k]:
+                        meta[k] = ids.hash_id(value[k], key)
             out[field] = meta
         elif field == "tools":
             names = value if isinstance(value, list) else []

@@ -14,6 +14,10 @@ Every ``harness/<name>.py`` defines:
                                         a payload passed as arguments (Codex notify); None = stdin
   neutral_answer() -> list[str]         the answer when the payload cannot be read at all
 
+A harness whose agent streams its events to one resident recorder (Pi: ``entry.py pi --stream``,
+see hook.serve) may also define ``closing_payload(last_payload) -> payload | None``: what to apply
+to a session whose stream ended without its shutdown (the agent was killed).
+
 Adding a harness is one module here, a line in ``MODULES`` and an installer entry. Modules are
 imported only when used: the hook path pays for one harness, never for all of them.
 """
@@ -29,11 +33,13 @@ MODULES = {
     "claude-code": "claude_code",
     "codex": "codex",
     "cursor": "cursor",
+    "pi": "pi",
 }
 HARNESSES = tuple(MODULES)
 # the variable a harness's shell tool carries when it names its session (context.py looks only
 # at harnesses whose variable is set, so a lookup imports one module at most)
-ENV_SESSION = {"claude-code": "CLAUDE_CODE_SESSION_ID", "codex": "CODEX_SESSION_ID"}
+ENV_SESSION = {"claude-code": "CLAUDE_CODE_SESSION_ID", "codex": "CODEX_SESSION_ID",
+               "pi": "JEVLIN_PI_SESSION_ID"}
 # other names an installed command may run under -> the harness they belong to
 ALIASES = {"codex-notify": "codex"}
 
