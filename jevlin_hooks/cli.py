@@ -116,6 +116,11 @@ def _main(args: list[str]) -> int:
     sp = sub.add_parser("spool", help="records held back when tracing was turned off")
     sp.add_argument("action", choices=["release-held", "purge-held"])
     sp.add_argument("--yes", action="store_true")
+    qu = sub.add_parser("quarantine", help="records set aside (kept scrubbed and hashed, or sealed): "
+                                           "list, release to send again, purge")
+    qu.add_argument("action", choices=["list", "release", "purge"])
+    qu.add_argument("ids", nargs="*", metavar="ID", help="entries to release or purge (default: all)")
+    qu.add_argument("--yes", action="store_true", help="purge: really delete")
     hook = sub.add_parser("hook", help="run a hook by hand (reads the event JSON on stdin)")
     hook.add_argument("harness", choices=["claude-code"])
     ns = parser.parse_args(args)
@@ -155,6 +160,8 @@ def _main(args: list[str]) -> int:
         return _daemon(ns)
     if ns.cmd == "spool":
         return _spool(ns)
+    if ns.cmd == "quarantine":
+        return _quarantine(ns)
     if ns.cmd == "hook":
         from jevlin_hooks.capture.hook import main as hook_main
 
@@ -262,6 +269,41 @@ def _spool(ns: object) -> int:
     return 0
 
 
+def _quarantine(ns: Any) -> int:
+    import time
+
+    from jevlin_hooks.base import paths
+    from jevlin_hooks.privacy import ids
+    from jevlin_hooks.ship import quarantine
+    from jevlin_hooks.ship.sinks.http import inert
+
+    home = paths.home()
+    chosen, unknown = quarantine.select(home, ns.ids)
+    for w in unknown:
+        print(f"jevlin-hooks: no single quarantined record {inert(w, 80)!r}", file=sys.stderr)
+    if ns.action == "list":
+        for e in chosen:
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.at)) if e.at else "?"
+            print(f"{e.id:<10} {when}  {e.kind or '?':<8} {e.form:<6} {inert(e.reason, 200)}")
+        print(f"{len(chosen)} quarantined record(s)" + ("; `jevlin-hooks quarantine release [ID...]` queues them "
+                                                       "again" if chosen else ""), file=sys.stderr)
+        return 1 if unknown else 0
+    if ns.action == "release":
+        try:
+            key = ids.load_key(home, create=False)
+        except ids.KeyError_ as exc:
+            return _fail(str(exc))
+        n, problems = quarantine.release(home, chosen, key)
+        for p in problems:
+            print(f"jevlin-hooks: not released: {p}", file=sys.stderr)
+        print(f"{n} quarantined record(s) queued again")
+        return 1 if problems or unknown else 0
+    if not ns.yes:
+        return _fail(f"purge deletes {len(chosen)} quarantined record(s) for good; pass --yes")
+    print(f"{quarantine.purge(home, chosen)} quarantined record(s) deleted")
+    return 1 if unknown else 0
+
+
 def _scrub(ns: object) -> int:
     from jevlin_hooks.base import config, paths
     from jevlin_hooks.privacy import scrub
@@ -321,6 +363,7 @@ def _preview(ns: object) -> int:
 
     from jevlin_hooks.base import config, paths, spool
     from jevlin_hooks.privacy import ids, record
+    from jevlin_hooks.ship import quarantine
 
     home = paths.home()
     try:
@@ -340,7 +383,7 @@ def _preview(ns: object) -> int:
     shown = 0
     for rec in records[: max(0, ns.limit)]:
         try:
-            safe = record.make_safe(rec, key, tuple(cfg["privacy"]["disabled_rules"]))
+            safe = quarantine.safe_form(rec, key, tuple(cfg["privacy"]["disabled_rules"]))
         except record.InvalidRecord as exc:
             print(json.dumps({"invalid": str(exc)}))
             continue

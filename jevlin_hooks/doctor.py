@@ -211,13 +211,12 @@ def check_home(home: str, out: list[tuple[bool, str]]) -> None:
     else:
         out.append((True, f"queue: {waiting} waiting, {quarantined} quarantined"))
     if quarantined:
-        out.append((False, f"queue: {quarantined} record(s) in quarantine, reasons beside them in "
-                           f"{os.path.join(home, 'spool', 'quarantine')}"))
+        out.append((False, f"queue: {quarantined} record(s) in quarantine: see `jevlin-hooks quarantine list`, "
+                           "then `jevlin-hooks quarantine release` (or `purge --yes`)"))
     if os.path.exists(os.path.join(home, "state", "spool_full")):
         out.append((False, "queue: SPOOL FULL, hooks are dropping new records; start the daemon or raise [spool] max_mb"))
-    dst = dstatus.load(home)
-    if dst.get("last_error") and (dst.get("last_error_at") or 0) > (dst.get("last_success") or 0):
-        out.append((False, f"delivery: failing: {dst['last_error']}; check [ship] endpoint and key"))
+    # Only what is wrong now: the daemon clears a problem as soon as what caused it works again.
+    out += [(False, f"delivery: {p}") for p in control.problems(home, dstatus.load(home))]
     errors = [e for e in log.tail(home, "hook.log", 50) if e[:10] == time.strftime("%Y-%m-%d", time.gmtime())]
     if errors:
         out.append((False, f"hooks: {len(errors)} failure(s) logged today in {os.path.join(home, 'logs', 'hook.log')}"))

@@ -1,9 +1,21 @@
 """A sink server on 127.0.0.1 that can be told to fail: the platform API and OTLP/HTTP.
 
-``faults`` is a list consumed one per request (then ``default``): "ok", "500", "503", "408",
-"429:<retry-after>", "slow:<seconds>", "reset", "reject:<n>" (2xx, the first n records refused),
-"400", "partial:<n>" (OTLP partialSuccess). Every request body is kept raw (for privacy checks)
-and every accepted record counted by record_id.
+``faults`` is a list consumed one per request (then ``default``):
+
+- "ok"; "slow:<seconds>"; "reset" (TCP RST); "partial:<n>" (OTLP partialSuccess);
+- "reject:<n>": 2xx, the first n records refused in the body;
+- a status: "400", "401", "403", "404", "407", "408", "415", "422", "500", "503";
+- "429:<retry-after>" (any text: "0", "-5", an HTTP date);
+- "redirect:<code>": a 3xx to another path on this server;
+- "auth:<key>": 401 unless the request carries ``Authorization: Bearer <key>``, else ok;
+- "max:<n>": 413 for a batch of more than n records, else ok;
+- "poison:<text>": 400 for a batch holding a record whose query contains <text>, else ok;
+- "bomb:<MiB>": 200 with a gzip body that decompresses to that many MiB;
+- "big:<MiB>": 200 with that many MiB of plain body;
+- "body:<kind>": 200 with a body the sink does not understand ("html", "list", "junk",
+  "badrejected", "badpartial", "badgzip", "brotli").
+
+Every request body is kept raw (for privacy checks) and every accepted record counted by record_id.
 """
 
 from __future__ import annotations
@@ -15,10 +27,29 @@ import socket
 import struct
 import threading
 import time
+import zlib
 from collections import Counter
 from typing import Any
 
 from http_helpers import LocalServer, QuietHandler
+
+ODD_BODIES: dict[str, tuple[bytes, dict[str, str]]] = {
+    "html": (b"<html><body>Accepted, thanks!</body></html>", {"Content-Type": "text/html"}),
+    "list": (b'[{"rejected": "everything"}]', {"Content-Type": "application/json"}),
+    "junk": (b"\x00\xff\x1b]52;c;aGk=\x07 not json", {"Content-Type": "application/json"}),
+    "badrejected": (b'{"rejected": "all of them", "partialSuccess": 7}', {"Content-Type": "application/json"}),
+    "badpartial": (b'{"partialSuccess": {"rejectedSpans": "many", "errorMessage": null}}',
+                   {"Content-Type": "application/json"}),
+    "badgzip": (b"\x1f\x8b\x08\x00 this is not gzip", {"Content-Type": "application/json", "Content-Encoding": "gzip"}),
+    "brotli": (b"\x8b\x02\x80{}\x03", {"Content-Type": "application/json", "Content-Encoding": "br"}),
+}
+
+
+def gzip_bomb(mib: int) -> bytes:
+    """``mib`` MiB of zeros, gzipped (about 1 KiB per MiB), built without holding them."""
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = bytes(1 << 20)
+    return b"".join([*(z.compress(block) for _ in range(mib)), z.flush()])
 
 
 class FaultServer(LocalServer):
@@ -30,11 +61,20 @@ class FaultServer(LocalServer):
         self.records: dict[str, dict[str, Any]] = {}
         self.raw: list[bytes] = []
         self.requests: list[tuple[float, str, str]] = []  # (time, path, fault)
+        self.sizes: list[int] = []  # records per request
         self.auth: list[str | None] = []
         self.headers: list[dict[str, str]] = []
         outer = self
 
         class Handler(QuietHandler):
+            def send_bytes(self, code: int, data: bytes, headers: dict[str, str]) -> None:
+                self.send_response(code)
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
             def do_POST(self) -> None:
                 body = self.read_body()
                 with outer.lock:
@@ -56,36 +96,53 @@ class FaultServer(LocalServer):
                 if fault.startswith("slow:"):
                     time.sleep(float(fault.split(":")[1]))
                     fault = "ok"
+                if fault.startswith("auth:"):
+                    if self.headers.get("Authorization") != f"Bearer {fault.split(':', 1)[1]}":
+                        return self.send_json(401, {"error": "bad key"})
+                    fault = "ok"
                 if fault.startswith("429:"):
                     return self.send_json(429, {"error": "slow down"}, {"Retry-After": fault.split(":", 1)[1]})
-                if fault in ("500", "503", "408", "400", "401", "404"):
+                if fault.isdigit():
                     return self.send_json(int(fault), {"error": fault})
+                if fault.startswith("redirect:"):
+                    return self.send_json(int(fault.split(":")[1]), {}, {"Location": f"{outer.url}/moved"})
+                if fault.startswith("bomb:"):
+                    return self.send_bytes(200, gzip_bomb(int(fault.split(":")[1])),
+                                           {"Content-Type": "application/json", "Content-Encoding": "gzip"})
+                if fault.startswith("big:"):
+                    return self.send_bytes(200, b" " * (int(fault.split(":")[1]) << 20), {"Content-Type": "application/json"})
                 data = json.loads(body)
-                if self.path.endswith("/v1/traces"):
+                otlp = self.path.endswith("/v1/traces")
+                if otlp:
                     spans = [s for rs in data["resourceSpans"] for ss in rs["scopeSpans"] for s in ss["spans"]]
-                    ids = [next(a["value"]["stringValue"] for a in s["attributes"] if a["key"] == "jevlin.record_id")
-                           for s in spans]
-                    with outer.lock:
-                        for rid, s in zip(ids, spans, strict=True):
+                    items = [(next(a["value"]["stringValue"] for a in s["attributes"] if a["key"] == "jevlin.record_id"), s)
+                             for s in spans]
+                else:
+                    items = [(r["record_id"], r) for r in data["records"]]
+                with outer.lock:
+                    outer.sizes.append(len(items))
+                if fault.startswith("max:") and len(items) > int(fault.split(":")[1]):
+                    return self.send_json(413, {"error": "batch too large"})
+                if fault.startswith("poison:") and any(fault.split(":", 1)[1] in json.dumps(x) for _, x in items):
+                    return self.send_json(400, {"error": "bad record in batch"})
+                rejected = []
+                if fault.startswith("reject:"):
+                    rejected = [{"record_id": rid, "reason": "schema says no"} for rid, _ in items[: int(fault.split(":")[1])]]
+                refused = {r["record_id"] for r in rejected}
+                with outer.lock:
+                    for rid, x in items:
+                        if rid not in refused:
                             outer.received[rid] += 1
-                            outer.records[rid] = s
+                            outer.records[rid] = x
+                if fault.startswith("body:"):
+                    data, headers = ODD_BODIES[fault.split(":")[1]]
+                    return self.send_bytes(200, data, headers)
+                if otlp:
                     reply: dict[str, Any] = {}
                     if fault.startswith("partial:"):
                         reply = {"partialSuccess": {"rejectedSpans": int(fault.split(":")[1]), "errorMessage": "bad span"}}
                     return self.send_json(200, reply)
-                records = data["records"]
-                rejected = []
-                if fault.startswith("reject:"):
-                    rejected = [{"record_id": r["record_id"], "reason": "schema says no"}
-                                for r in records[: int(fault.split(":")[1])]]
-                refused = {r["record_id"] for r in rejected}
-                with outer.lock:
-                    for r in records:
-                        if r["record_id"] not in refused:
-                            outer.received[r["record_id"]] += 1
-                            outer.records[r["record_id"]] = r
                 return self.send_json(200, {"rejected": rejected} if rejected else {})
-
 
         self.serve(Handler)
 
@@ -95,4 +152,3 @@ class FaultServer(LocalServer):
                 self.faults = list(faults)
             if default is not None:
                 self.default = default
-

@@ -241,7 +241,7 @@ def test_make_safe_hashes_scrubs_and_allow_lists():
 
 
 @pytest.mark.parametrize("bad,reason", [
-    ({"kind": "nope"}, "unknown kind"), ({"record_id": "../x"}, "record_id"), ({"seq": -1}, "seq"),
+    ({"kind": "nope"}, "unknown kind"), ({"record_id": "../x"}, "record_id"), ({"seq": "1"}, "seq"),
     ({"window": "0"}, "window"), ({"session_id": 5}, "session_id"), ({"history": ["x"]}, "history"),
 ])
 def test_invalid_records_are_explained(bad, reason):

@@ -3,7 +3,7 @@
 A record is written to ``tmp/``, fsynced, then renamed into ``new/``: a reader never sees a
 half-written record and a crash never leaves one in ``new/``. The daemon claims a record by
 renaming it into ``cur/`` and deletes it only after a sink acknowledged it; ``quarantine/``
-keeps what a sink refused for good, next to a ``.reason`` file.
+keeps what can never be sent as it is (see ``jevlin_hooks.ship.quarantine``).
 """
 
 from __future__ import annotations
@@ -192,16 +192,6 @@ def ack(home: str, names: list[str]) -> None:
         os.fsync(dfd)
     finally:
         _release(dfd, owned)
-
-
-def quarantine(home: str, name: str, reason: str, src: str = "cur") -> None:
-    """Refused for good: kept, with the reason beside it, never silently deleted."""
-    qfd = paths.open_dir(home, "spool", "quarantine")
-    try:
-        paths.write_atomic(qfd, name + ".reason", (reason.strip()[:2000] + "\n").encode("utf-8", "replace"))
-    finally:
-        os.close(qfd)
-    _move(home, name, src, "quarantine")
 
 
 def reclaim(home: str) -> int:

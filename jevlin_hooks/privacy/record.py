@@ -31,7 +31,79 @@ NAME_LIMIT = 200
 
 
 class InvalidRecord(ValueError):
-    """A record that can never be sent as it is: it goes to quarantine with this reason."""
+    """A record that can never be sent as it is: it goes to quarantine with this reason.
+    Reasons never quote a value of the record (they are shown and kept in clear)."""
+
+
+# Numbers are clamped into what every sink can encode (SQLite's and OTLP's int64, a JSON
+# reader's exact integers) and into what can be true: a duration over a year is a broken clock
+# or a unit mistake (Cursor's `duration: 1e300`), not a year-long search.
+MAX_COUNT = 2**53 - 1
+MAX_DURATION_MS = 366 * 86400 * 1000
+CLAMPED: dict[str, int] = {"window": MAX_COUNT, "seq": MAX_COUNT, "search_count": MAX_COUNT,
+                           "duration_ms": MAX_DURATION_MS}
+
+
+def text(value: str) -> str:
+    """Valid Unicode: a lone surrogate (``\\ud83d`` from a cut emoji) becomes U+FFFD, a pair
+    that arrived as two code points becomes its character. Never drops the text."""
+    if value.isascii():
+        return value
+    try:
+        value.encode("utf-8")
+        return value
+    except UnicodeEncodeError:
+        return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def _number(v: Any, hi: int) -> Any:
+    """An int clamped to [0, hi]; a finite float rounded then clamped; anything else unchanged
+    (left for validate to refuse)."""
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, float):
+        if v != v:  # NaN: no value at all
+            return None
+        if v in (float("inf"), float("-inf")):
+            return hi if v > 0 else 0
+        v = round(v)
+    if isinstance(v, int):
+        return min(max(v, 0), hi)
+    return v
+
+
+def _plain(v: Any, depth: int = 0) -> Any:
+    """Any JSON value made encodable everywhere: valid text, bounded ints, finite floats."""
+    if isinstance(v, str):
+        return text(v)
+    if isinstance(v, bool) or v is None:
+        return v
+    if isinstance(v, int):
+        return min(max(v, -MAX_COUNT), MAX_COUNT)
+    if isinstance(v, float):
+        return v if v == v and v not in (float("inf"), float("-inf")) else None
+    if depth > 8:
+        return None
+    if isinstance(v, list):
+        return [_plain(x, depth + 1) for x in v]
+    if isinstance(v, dict):
+        return {text(str(k)): _plain(x, depth + 1) for k, x in v.items()}
+    return None
+
+
+def clean(rec: Any) -> dict[str, Any]:
+    """The record with invalid code points replaced and numbers clamped, then validated.
+    Raises InvalidRecord for what no clamping can save (a missing id, a string for a window)."""
+    if not isinstance(rec, dict):
+        raise InvalidRecord("not a JSON object")
+    # Ids keep their code points: they are hashed as they are (surrogatepass), as `context` does.
+    out = {text(str(k)): (_number(v, CLAMPED[k]) if k in CLAMPED else v if k in ID_FIELDS and isinstance(v, str)
+                          else _plain(v)) for k, v in rec.items()}
+    tokens = out.get("tokens")
+    if isinstance(tokens, dict):
+        out["tokens"] = {k: _number(v, MAX_COUNT) for k, v in tokens.items()}
+    validate(out)
+    return out
 
 
 def _int(rec: dict[str, Any], key: str, required: bool = False) -> None:
@@ -42,18 +114,31 @@ def _int(rec: dict[str, Any], key: str, required: bool = False) -> None:
         raise InvalidRecord(f"{key} must be a non-negative integer")
 
 
+def _ts_ok(ts: str) -> bool:
+    from datetime import datetime
+
+    try:
+        datetime.fromisoformat(ts.replace("Z", "+00:00"))
+        return True
+    except ValueError:
+        return False
+
+
 def validate(rec: Any) -> None:
     if not isinstance(rec, dict):
         raise InvalidRecord("not a JSON object")
     kind = rec.get("kind")
     if kind not in ALLOWED:
-        raise InvalidRecord(f"unknown kind {kind!r}")
+        raise InvalidRecord("unknown kind" + (f" {kind!r}" if isinstance(kind, str) and kind.isidentifier()
+                                              and len(kind) <= 32 else ""))
     rid = rec.get("record_id")
     if not isinstance(rid, str) or not (8 <= len(rid) <= 64) or not all(c in "0123456789abcdef" for c in rid):
         raise InvalidRecord("record_id must be 8-64 lowercase hex digits")
     for key in ("session_id", "harness", "ts"):
         if not isinstance(rec.get(key), str) or not rec[key]:
             raise InvalidRecord(f"{key} missing")
+    if len(rec["ts"]) > 64 or not _ts_ok(rec["ts"]):
+        raise InvalidRecord("ts is not an ISO 8601 time")
     for key in ID_FIELDS + TEXT_FIELDS + ("tool", "status", "outcome", "model"):
         if rec.get(key) is not None and not isinstance(rec[key], str):
             raise InvalidRecord(f"{key} must be a string")
@@ -67,6 +152,17 @@ def validate(rec: Any) -> None:
         _int(rec, "search_count")
 
 
+def released(safe: Any) -> dict[str, Any]:
+    """A record that was made safe before (quarantined, then released): cleaned and validated
+    again and cut to the allow-list, but not hashed or scrubbed twice (its ids are hashes)."""
+    rec = clean(safe)
+    out = {f: rec[f] for f in ALLOWED[rec["kind"]] if f in rec}
+    if isinstance(out.get("host_meta"), dict):
+        keep = HOST_META_KEYS + HOST_META_IDS + ("redactions",)
+        out["host_meta"] = {k: v for k, v in out["host_meta"].items() if k in keep}
+    return out
+
+
 def _text(value: Any, disabled: tuple[str, ...]) -> tuple[str, int]:
     if not isinstance(value, str) or not value:
         return "" if value is None else str(value), 0
@@ -78,7 +174,7 @@ def _text(value: Any, disabled: tuple[str, ...]) -> tuple[str, int]:
 
 def make_safe(rec: Any, key: bytes, disabled_rules: tuple[str, ...] = ()) -> dict[str, Any]:
     """The record as it may leave the machine. Raises InvalidRecord."""
-    validate(rec)
+    rec = clean(rec)
     out: dict[str, Any] = {}
     redactions = 0
     for field in ALLOWED[rec["kind"]]:

@@ -17,10 +17,11 @@ import orjson
 
 
 def loads(data: bytes) -> Any:
+    """Invalid UTF-8 is replaced (U+FFFD), as the standard reader was always given it."""
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
-        return json.loads(data)  # raises ValueError itself for what is really not JSON
+        return json.loads(data.decode("utf-8", "replace"))  # ValueError for what is really not JSON
 
 
 def dumps(obj: Any) -> bytes:

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Any
 
 from jevlin_hooks.base import paths, spool
 from jevlin_hooks.ship import daemon_state as status_file
@@ -36,7 +37,26 @@ def running_pid(home: str) -> int | None:
         with open(os.path.join(home, "state", PID_NAME)) as f:
             return int(f.read().strip())
     except (OSError, ValueError):
-        return -1  # running, pid file not written yet
+        return _lock_holder(path) or -1  # running; the pid file is not written yet (or the disk is full)
+
+
+def _lock_holder(path: str) -> int | None:
+    """The pid holding the flock on ``path``, from /proc/locks (Linux), for a daemon that could
+    not write its pid file."""
+    try:
+        st = os.stat(path)
+        with open("/proc/locks") as f:
+            for line in f:
+                parts = line.split()
+                # 1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF
+                if len(parts) >= 6 and parts[1] == "FLOCK" and parts[3] != "->":
+                    dev_ino = parts[5].split(":")
+                    if len(dev_ino) == 3 and int(dev_ino[2]) == st.st_ino and \
+                            (int(dev_ino[0], 16), int(dev_ino[1], 16)) == (os.major(st.st_dev), os.minor(st.st_dev)):
+                        return int(parts[4])
+    except (OSError, ValueError):
+        pass
+    return None
 
 
 def command() -> list[str]:
@@ -50,15 +70,21 @@ def start(home: str, wait: float = 5.0) -> tuple[bool, str]:
     os.makedirs(os.path.join(home, "logs"), mode=0o700, exist_ok=True)
     logf = open(os.path.join(home, "logs", "daemon.out"), "ab")  # noqa: SIM115 - handed to the child
     env = dict(os.environ, JEVLIN_HOME=home)
-    subprocess.Popen(command(), stdin=subprocess.DEVNULL, stdout=logf, stderr=logf, env=env,
-                     start_new_session=True, close_fds=True)
+    child = subprocess.Popen(command(), stdin=subprocess.DEVNULL, stdout=logf, stderr=logf, env=env,
+                             start_new_session=True, close_fds=True)
     logf.close()
+    launched = time.time()
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
-        pid = running_pid(home)
-        if pid and pid > 0:
-            return True, f"daemon started (pid {pid})"
+        if child.poll() is not None:
+            why = status_file.load(home).get("start_error") or f"exit status {child.returncode}"
+            return False, f"daemon could not start: {why}; see {os.path.join(home, 'logs', 'daemon.log')}"
+        st = status_file.load(home)
+        if st.get("running") and st.get("pid") == child.pid and (st.get("started") or 0) >= launched - 1:
+            return True, f"daemon started (pid {child.pid})"
         time.sleep(0.05)
+    if child.poll() is None and running_pid(home):  # running, but could not write its status (a full disk)
+        return True, f"daemon started (pid {child.pid})"
     return False, f"daemon did not start within {wait:.0f}s; see {os.path.join(home, 'logs', 'daemon.out')}"
 
 
@@ -87,6 +113,26 @@ def _ago(t: float | None) -> str:
     return f"{d:.0f}s ago" if d < 120 else f"{d / 60:.0f}m ago" if d < 7200 else f"{d / 3600:.1f}h ago"
 
 
+def problems(home: str, st: dict[str, Any] | None = None) -> list[str]:
+    """What stops delivery now, one line each with its fix (`status` and `doctor` show these).
+    A problem is cleared by the daemon as soon as what caused it works again."""
+    st = status_file.load(home) if st is None else st
+    out = []
+    pid = running_pid(home)
+    if not pid and st.get("start_error"):
+        out.append(f"daemon could not start ({_ago(st.get('start_error_at'))}): {st['start_error']}; "
+                   "see logs/daemon.log, fix it, then `jevlin-hooks daemon start`")
+    problem = st.get("problem")
+    # A config that cannot be used is reported from the config itself (the `config` line).
+    if isinstance(problem, dict) and problem.get("message") and problem.get("source") != "config":
+        since = f" (since {_ago(problem.get('since'))})"
+        if problem.get("kind") == "held":
+            out.append(f"HELD: {problem['message']}{since}")
+        else:
+            out.append(f"failing: {problem['message']}{since}; retried with backoff")
+    return out
+
+
 def status_lines(home: str) -> list[str]:
     st = status_file.load(home)
     pid = running_pid(home)
@@ -100,11 +146,15 @@ def status_lines(home: str) -> list[str]:
     lines.append(f"queue     {new} waiting, {cur} in flight, {quar} quarantined"
                  + (f", {held} held (queued before trace was turned off)" if held else "")
                  + (f"; oldest waiting {age:.0f}s" if age is not None else ""))
+    if quar:
+        lines.append("          quarantined records: `jevlin-hooks quarantine list`, then `release` or `purge --yes`")
     lines.append(f"delivered {status_file.delivered_today(st)} today, {st.get('delivered_total', 0)} in all; "
                  f"last success {_ago(st.get('last_success'))}")
-    if st.get("last_error"):
+    now = problems(home, st)
+    lines += [f"problem   {p}" for p in now]
+    if not now and st.get("last_error"):
         lines.append(f"last error {st['last_error']} ({_ago(st.get('last_error_at'))})")
-    if st.get("next_retry") and st["next_retry"] > time.time():
+    if st.get("next_retry") and st["next_retry"] > time.time() and pid:
         lines.append(f"next retry in {st['next_retry'] - time.time():.0f}s")
     if st.get("last_note"):
         lines.append(f"note      {st['last_note']}")

@@ -6,6 +6,11 @@ life; a stale pid file never blocks a start). A record is claimed by renaming it
 crashed daemon left in ``cur/`` is reclaimed at the next start. SIGTERM ends the loop at once:
 an in-flight batch is either finished by the sink call already under way or left in ``cur/``
 for the next start, so nothing is lost either way.
+
+Nothing stops the loop but SIGTERM: every iteration and every sink call is guarded, an
+unexpected exception is logged with its traceback (to ``logs/daemon.log``) and retried with
+backoff. The current problem, if any, is kept in ``state/daemon.json`` for `status` and
+`doctor`, and logged once each time it changes, not on every attempt.
 """
 
 from __future__ import annotations
@@ -16,18 +21,20 @@ import signal
 import sys
 import threading
 import time
+import traceback
 from typing import Any
 
 from jevlin_hooks.base import config, log, paths, spool
 from jevlin_hooks.privacy import ids, record
-from jevlin_hooks.ship import codec, housekeeping
+from jevlin_hooks.ship import codec, housekeeping, quarantine
 from jevlin_hooks.ship import daemon_state as status_file
-from jevlin_hooks.ship.sinks import Result, Sink, from_config
+from jevlin_hooks.ship.sinks import MIN_RETRY_AFTER_S, Result, Sink, from_config
 
 LOCK_NAME = paths.DAEMON_LOCK
 PID_NAME = paths.DAEMON_PID
 SPOOL_FULL_FLAG = "spool_full"
 BACKOFF_BASE_S = 1.0
+MIN_DELAY_S = 0.1  # whatever the config says, a failing loop never spins
 
 
 class _Abort(BaseException):
@@ -45,10 +52,12 @@ class Daemon:
         self.stop = threading.Event()
         self.wake = threading.Event()
         self.cfg: dict[str, Any] = config.defaults()
+        self.config_problem: str | None = None
         self.sink: Sink | None = None
         self.sink_key: tuple[Any, ...] | None = None
         self.inflight: list[tuple[str, dict[str, Any]]] = []
         self.failures = 0
+        self.crashes = 0
         self.next_try = 0.0
         self.last_size_check = 0.0
         self.st = status_file.load(home)
@@ -58,35 +67,30 @@ class Daemon:
         self.backlog: list[str] = []  # oldest-first names listed once, claimed over several batches
         self.last_sweep = 0.0
         self.last_retention = 0.0
+        self.logged: set[str] = set()  # tracebacks already written, by where they happened
+        self.quarantine_checked = False
 
     # --- lifecycle -------------------------------------------------------------------------
 
     def run(self) -> int:
         os.umask(0o077)
-        lock = acquire_lock(self.home)
+        try:
+            lock = acquire_lock(self.home)
+        except Exception as exc:  # noqa: BLE001 - an unusable home: say so where the user looks
+            return self._cannot_start(exc)
         if lock is None:
             print("jevlin-hooks daemon: already running for this JEVLIN_HOME", file=sys.stderr)
             return 1
         try:
-            sfd = paths.open_dir(self.home, "state")
             try:
-                paths.write_atomic(sfd, PID_NAME, f"{os.getpid()}\n".encode())
-            finally:
-                os.close(sfd)
-            if threading.current_thread() is threading.main_thread():
-                signal.signal(signal.SIGTERM, self._on_signal)
-                signal.signal(signal.SIGINT, self._on_signal)
-            for sub in spool.SUBDIRS:
-                os.close(paths.open_dir(self.home, "spool", sub))
-            back = spool.reclaim(self.home)
-            if back:
-                log.write(self.home, "daemon.log", f"reclaimed {back} record(s) left in flight by a previous run")
-            self.st.update(pid=os.getpid(), started=time.time(), running=True)
+                self._start()
+            except Exception as exc:  # noqa: BLE001
+                return self._cannot_start(exc)
             try:
                 self._loop()
             except _Abort:
                 log.write(self.home, "daemon.log", f"stopped during a send; {len(self.inflight)} record(s) "
-                          "stay in spool/cur and go out after the next start")
+                          "go back to the queue and out after the next start")
             if self.failed_once:
                 print(f"jevlin-hooks daemon: delivery failed ({self.failed_once}); the records stay queued",
                       file=sys.stderr)
@@ -96,13 +100,49 @@ class Daemon:
             self._watching(False)
             if self.sink is not None:
                 self.sink.close()
-            self.st.update(running=False, in_flight=len(self.inflight))
+            for name, _ in self.inflight:  # not sent, or not acknowledged: waiting again, as `status` says
+                try:
+                    spool.unclaim(self.home, name)
+                except OSError:
+                    pass  # still in cur/: reclaimed at the next start
+            self.inflight = []
+            self.st.update(running=False, in_flight=0)
             status_file.save(self.home, self.st)
             try:
                 os.unlink(os.path.join(self.home, "state", PID_NAME))
             except OSError:
                 pass
             os.close(lock)
+
+    def _start(self) -> None:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, self._on_signal)
+            signal.signal(signal.SIGINT, self._on_signal)
+        for sub in spool.SUBDIRS:
+            os.close(paths.open_dir(self.home, "spool", sub))
+        back = spool.reclaim(self.home)
+        if back:
+            log.write(self.home, "daemon.log", f"reclaimed {back} record(s) left in flight by a previous run")
+        try:
+            sfd = paths.open_dir(self.home, "state")
+            try:
+                paths.write_atomic(sfd, PID_NAME, f"{os.getpid()}\n".encode())
+            finally:
+                os.close(sfd)
+        except OSError as exc:  # a full disk: `status` finds us through the lock instead
+            log.write(self.home, "daemon.log", f"cannot write state/{PID_NAME} ({exc.strerror}); running without it")
+        self.st.pop("start_error", None)
+        self.st.update(pid=os.getpid(), started=time.time(), running=True)
+        status_file.save(self.home, self.st)
+
+    def _cannot_start(self, exc: BaseException) -> int:
+        why = _one_line(exc)
+        msg = f"cannot start: {why}"
+        self._log_traceback("start", exc, msg)
+        self.st.update(running=False, start_error=why, start_error_at=time.time())
+        status_file.save(self.home, self.st)
+        print(f"jevlin-hooks daemon: {msg} (see {os.path.join(self.home, 'logs', 'daemon.log')})", file=sys.stderr)
+        return 1
 
     def _on_signal(self, signum: int, frame: Any) -> None:
         self.stop.set()
@@ -139,14 +179,58 @@ class Daemon:
         obs.start()
         self.observer = obs
 
+    # --- problems: one place that logs, counts and shows them ---------------------------------
+
+    def _log_traceback(self, where: str, exc: BaseException, line: str) -> None:
+        """The traceback's frames (never the exception's message: it may quote a raw value),
+        once per place it happened until that place works again."""
+        key = f"{where}:{type(exc).__name__}"
+        if key in self.logged:
+            return
+        self.logged.add(key)
+        frames = "".join(traceback.format_tb(exc.__traceback__)).rstrip().replace("\n", "\n    ")
+        log.write(self.home, "daemon.log", f"{line}\n    Traceback (most recent call last):\n    {frames}\n"
+                                          f"    {type(exc).__name__}")
+
+    def _problem(self, kind: str, message: str, source: str = "send") -> None:
+        """The current problem: "held" (the config must change) or "failing" (retried), and
+        what raised it ("config", "key", "send", "loop"), so only its own fix clears it."""
+        cur = self.st.get("problem") if isinstance(self.st.get("problem"), dict) else None
+        state = message.split(":", 1)[0] if kind == "failing" else message
+        if not cur or cur.get("kind") != kind or cur.get("state") != state:
+            log.write(self.home, "daemon.log", ("delivery held: " if kind == "held" else "delivery failing: ") + message)
+            self.st["problem"] = {"kind": kind, "message": message, "state": state, "source": source,
+                                  "since": time.time()}
+        else:
+            cur["message"] = message
+
+    def _clear_problem(self, source: str | None = None) -> None:
+        cur = self.st.get("problem")
+        if isinstance(cur, dict) and source is not None and cur.get("source") != source:
+            return
+        if cur:
+            log.write(self.home, "daemon.log", f"delivery works again (sink {self.sink.name if self.sink else '-'})")
+            self.st["problem"] = None
+        self.logged.clear()
+
+    def _backoff(self, n: int) -> float:
+        delay = min(self.cfg["daemon"]["backoff_max_s"], BACKOFF_BASE_S * 2 ** min(n - 1, 20))
+        return max(MIN_DELAY_S, delay * random.uniform(0.5, 1.0))
+
     # --- the loop --------------------------------------------------------------------------
 
     def _reload(self) -> None:
         try:
             self.cfg = config.load(self.home)
+            self.config_problem = None
             self.st.pop("config_error", None)
         except (config.ConfigError, OSError) as exc:
-            self.st["config_error"] = f"config.toml: {exc} (still using the last good config)"
+            # Fail closed: a config we cannot read may say trace = "off". Hold as for "off".
+            why = f"{os.path.join(self.home, 'config.toml')}: {_one_line(exc)}"
+            self.config_problem = why
+            self.st["config_error"] = why
+            self.cfg = config.defaults()
+            return
         ship = self.cfg["ship"]
         key = (ship["sink"], ship["endpoint"], ship["api_key"], os.environ.get("JEVLIN_API_KEY"),
                tuple(sorted((ship.get("headers") or {}).items())))
@@ -156,6 +240,9 @@ class Daemon:
             self.sink = from_config(self.cfg, self.home)
             self.sink_key = key
             self.st["sink"] = ship["sink"]
+            # A changed config is the usual fix for a held queue: try it at once.
+            self.next_try = 0.0
+            self.failures = 0
 
     def _wait(self, seconds: float) -> None:
         self.wake.wait(max(0.0, seconds))
@@ -163,62 +250,119 @@ class Daemon:
 
     def _loop(self) -> None:
         while not self.stop.is_set():
-            self._reload()
-            if not config.trace_on(self.cfg):
-                self._trace_off()
-                if self.once:
-                    return
-                self._wait(self.cfg["daemon"]["rescan_s"])
-                continue
-            self._check_size()
-            self._sweep()
-            now = time.time()
-            if now < self.next_try:
-                self._save_status()
-                self._wait(min(self.next_try - now, self.cfg["daemon"]["rescan_s"]))
-                continue
-            if not self.inflight:
-                spool.pin(self.home)
-                try:
-                    self._claim_batch()
-                finally:
-                    spool.unpin()
-            if not self.inflight:
+            try:
+                wait = self._step()
+                if self.crashes:
+                    self.crashes = 0
+                    self._clear_problem("loop")
+            except _Abort:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the loop never dies of a bug: log, back off, go on
+                self.crashes += 1
+                msg = f"error in the daemon loop: {_one_line(exc)}"
+                self._log_traceback("loop", exc, msg)
+                self._problem("failing", msg, "loop")
                 self._save_status()
                 if self.once:
+                    self.failed_once = msg
                     return
-                if self.observer is None:
-                    self._watching(True)
-                    if spool.oldest(self.home, 1):
-                        continue  # queued while the watcher was starting: no event will come
-                self._wait(self.cfg["daemon"]["rescan_s"])
-                continue
-            self._watching(False)
+                wait = self._backoff(self.crashes)
+            if wait is None:
+                return
+            if wait > 0:
+                self._wait(wait)
+
+    def _step(self) -> float | None:
+        """One pass: seconds to wait before the next (0: go on at once), None: stop (--once)."""
+        self._reload()
+        if self.config_problem or not config.trace_on(self.cfg):
+            self._trace_off(self.config_problem)
+            return None if self.once else self.cfg["daemon"]["rescan_s"]
+        self._clear_problem("config")
+        self._check_size()
+        self._sweep()
+        now = time.time()
+        if now < self.next_try:
+            self._save_status()
+            return min(self.next_try - now, self.cfg["daemon"]["rescan_s"])
+        limit = max(1, int(self.cfg["daemon"]["batch_size"]))
+        if len(self.inflight) < limit:
+            # Empty, or what is left of a batch that failed: fill it up, so a record that fails
+            # alone is retried beside others and can be told apart from a sink that is down.
             spool.pin(self.home)
             try:
-                self._send()
+                self._claim_batch()
             finally:
                 spool.unpin()
+        if not self.inflight:
             self._save_status()
+            if self.once:
+                return None
+            if self.observer is None:
+                self._watching(True)
+                if spool.oldest(self.home, 1):
+                    return 0  # queued while the watcher was starting: no event will come
+            return self.cfg["daemon"]["rescan_s"]
+        self._watching(False)
+        spool.pin(self.home)
+        try:
+            self._send()
+        finally:
+            spool.unpin()
+        self._save_status()
+        return 0
 
-    def _trace_off(self) -> None:
-        """Tracing turned off: nothing more leaves. Queued records wait in spool/held/."""
+    def _trace_off(self, why: str | None) -> None:
+        """Tracing turned off, or a config that cannot be used: nothing more leaves. Queued
+        records wait in spool/held/ until the user releases them."""
         self.inflight = []
         self.backlog = []
         held = spool.hold_all(self.home)
+        reason = f"config unusable: {why}" if why else "trace is off"
         if held:
-            log.write(self.home, "daemon.log", f"trace is off: moved {held} queued record(s) to spool/held")
+            log.write(self.home, "daemon.log", f"{reason}: moved {held} queued record(s) to spool/held")
+        if why:
+            self._problem("held", f"config unusable: {why}; nothing is sent, queued records wait in spool/held "
+                                  "(fix config.toml, then `jevlin-hooks spool release-held`)", "config")
+        else:
+            self._clear_problem("config")
         self.st["trace"] = "off"
         self._save_status()
+
+    def _key(self) -> bytes | None:
+        try:
+            key = ids.load_key(self.home)
+        except (ids.KeyError_, OSError) as exc:
+            self._problem("held", f"cannot use the local key: {_one_line(exc)}", "key")
+            return None
+        if key is None:
+            self._problem("held", f"no local key and cannot create one in {os.path.join(self.home, 'state')}", "key")
+        else:
+            self._clear_problem("key")
+        return key
 
     def _claim_batch(self) -> None:
         dcfg = self.cfg["daemon"]
         limit = max(1, int(dcfg["batch_size"]))
         budget = max(1024, int(dcfg["batch_bytes"]))
-        key = ids.load_key(self.home)
+        key = self._key()
         if key is None:
-            self.st["last_error"] = "no local key and cannot create one"
+            self.next_try = time.time() + self._backoff(self.failures + 1)
+            self.failures += 1
+            if self.once:
+                self.failed_once = self.st["problem"]["message"]
+                self.stop.set()
             return
+        if not self.quarantine_checked:  # once per start: entries an older version kept raw
+            self.quarantine_checked = True
+            try:
+                n = quarantine.migrate(self.home, key, tuple(self.cfg["privacy"]["disabled_rules"]))
+            except OSError as exc:  # a full disk must not stop delivery: tried again at the next start
+                n = 0
+                log.write(self.home, "daemon.log", f"quarantine: cannot convert older raw entries yet ({exc.strerror})")
+            if n:
+                log.write(self.home, "daemon.log", f"quarantine: {n} raw entr{'y' if n == 1 else 'ies'} of an older "
+                                                   "version made safe or sealed")
         disabled = tuple(self.cfg["privacy"]["disabled_rules"])
         size = 0
         if not self.backlog:
@@ -230,13 +374,10 @@ class Daemon:
                 continue
             try:
                 raw = spool.read(self.home, "cur", name)
-                safe = record.make_safe(codec.loads(raw), key, disabled)
-            except (ValueError, record.InvalidRecord) as exc:
-                reason = str(exc) if isinstance(exc, record.InvalidRecord) else "not valid JSON"
-                spool.quarantine(self.home, name, f"invalid record: {reason}")
-                self.st["quarantined_total"] = self.st.get("quarantined_total", 0) + 1
-                continue
             except OSError:
+                continue
+            safe = self._make_safe(name, raw, key, disabled)
+            if safe is None:
                 continue
             n = len(raw)  # the safe record is no larger than the raw one, give or take the hashes
             if self.inflight and size + n > budget:
@@ -247,24 +388,102 @@ class Daemon:
             size += n
         self.st["trace"] = "on"
 
-    def _send(self) -> None:
+    def _make_safe(self, name: str, raw: bytes, key: bytes, disabled: tuple[str, ...]) -> dict[str, Any] | None:
+        """The safe form of a claimed record; None when it went to quarantine instead."""
+        try:
+            rec = codec.loads(raw)
+        except ValueError:
+            self._quarantine_raw(name, raw, "invalid record: not valid JSON", key)
+            return None
+        try:
+            return quarantine.safe_form(rec, key, disabled)
+        except record.InvalidRecord as exc:
+            self._quarantine_raw(name, raw, f"invalid record: {exc}", key)
+        except Exception as exc:  # noqa: BLE001 - a scrubber bug on one record must not stop the rest
+            self._log_traceback("make_safe", exc, f"{type(exc).__name__} while making a record safe")
+            self._quarantine_raw(name, raw, f"could not be made safe ({type(exc).__name__}); release it after an "
+                                            "upgrade", key)
+        return None
+
+    def _quarantine_raw(self, name: str, raw: bytes, reason: str, key: bytes) -> None:
+        try:
+            quarantine.put_sealed(self.home, name, raw, reason, key)
+            spool.ack(self.home, [name])
+        except OSError as exc:  # a full disk: the record stays queued, tried again later
+            spool.unclaim(self.home, name)
+            self._problem("failing", f"cannot write spool/quarantine: {exc.strerror or exc}")
+            return
+        self.st["quarantined_total"] = self.st.get("quarantined_total", 0) + 1
+
+    def _quarantine_safe(self, name: str, safe: dict[str, Any], reason: str) -> bool:
+        try:
+            quarantine.put_safe(self.home, name, safe, reason)
+            spool.ack(self.home, [name])
+        except OSError as exc:
+            self._problem("failing", f"cannot write spool/quarantine: {exc.strerror or exc}")
+            return False
+        self.st["quarantined_total"] = self.st.get("quarantined_total", 0) + 1
+        return True
+
+    def _call(self, records: list[dict[str, Any]]) -> Result:
+        """One sink call, guarded: an exception is logged and reported as a refusal of the batch
+        (split), so a record the sink cannot handle is found and set aside alone."""
         assert self.sink is not None
-        records = [r for _, r in self.inflight]
         self.sending = True
         try:
             if self.stop.is_set():
                 raise _Abort()
-            result = self.sink.send(records)
+            return self.sink.send(records)
         except Exception as exc:  # noqa: BLE001 - a sink bug must not kill delivery of the rest
-            result = Result(retry=True, error=f"{type(exc).__name__} in sink {self.sink.name}")
+            msg = f"{type(exc).__name__} in sink {self.sink.name}"
+            self._log_traceback(f"sink {self.sink.name}", exc, msg)
+            return Result(split=True, error=f"{msg} (see logs/daemon.log)")
         finally:
             self.sending = False
+
+    def _deliver(self, records: list[dict[str, Any]], suspects: dict[str, str]) -> Result:
+        """Send, splitting a refused batch in halves down to single records. A single record
+        refused on its own lands in ``suspects``; the caller decides whether that is the record
+        (others went through) or the server (nothing went through)."""
+        r = self._call(records)
+        if not r.split:
+            return r
+        if len(records) == 1:
+            suspects[records[0]["record_id"]] = r.error or "refused"
+            return Result(rejected=r.rejected)
+        mid = len(records) // 2
+        a = self._deliver(records[:mid], suspects)
+        if a.retry:
+            a.rejected.update(r.rejected)
+            return a
+        b = self._deliver(records[mid:], suspects)
+        b.accepted = a.accepted + b.accepted
+        b.rejected = {**r.rejected, **a.rejected, **b.rejected}
+        return b
+
+    def _send(self) -> None:
+        assert self.sink is not None
+        records = [r for _, r in self.inflight]
+        suspects: dict[str, str] = {}
+        result = self._deliver(records, suspects)
         by_id = {r["record_id"]: name for name, r in self.inflight}
-        if result.rejected:
-            for rid, reason in result.rejected.items():
-                if rid in by_id:
-                    spool.quarantine(self.home, by_id[rid], f"{self.sink.name}: {reason}")
-            self.st["quarantined_total"] = self.st.get("quarantined_total", 0) + len(result.rejected)
+        safe_by_id = {r["record_id"]: r for _, r in self.inflight}
+        if suspects:
+            if result.accepted:  # others went through: these records are the problem
+                result.rejected.update(suspects)
+            elif not result.retry:  # nothing went through: the sink or server, not the records
+                only = next(iter(suspects.values()))
+                result = Result(retry=True, error=f"{only} (every record refused, one by one)",
+                                rejected=result.rejected)
+        quarantined = 0
+        for rid, reason in result.rejected.items():
+            if rid in by_id and self._quarantine_safe(by_id[rid], safe_by_id[rid], f"{self.sink.name}: {reason}"):
+                quarantined += 1
+            elif rid in by_id:
+                result.rejected = {k: v for k, v in result.rejected.items() if k != rid}
+        if quarantined:
+            log.write(self.home, "daemon.log", f"quarantined {quarantined} record(s) the {self.sink.name} sink refused "
+                                               "(`jevlin-hooks quarantine list`)")
         done = [by_id[rid] for rid in result.accepted if rid in by_id]
         spool.ack(self.home, done)
         if done:
@@ -272,29 +491,33 @@ class Daemon:
             self.st["last_success"] = time.time()
         if result.note:
             self.st["last_note"] = result.note
+        handled = set(done) | {by_id[r] for r in result.rejected if r in by_id}
+        self.inflight = [(n, r) for n, r in self.inflight if n not in handled]
         if result.retry:
             self.failures += 1
-            delay = min(self.cfg["daemon"]["backoff_max_s"], BACKOFF_BASE_S * 2 ** min(self.failures - 1, 20))
-            delay *= random.uniform(0.5, 1.0)
-            if result.retry_after is not None:
-                delay = min(max(result.retry_after, 0.0), 3600.0)
+            delay = self._backoff(self.failures)
+            if result.retry_after is not None or result.hold:
+                # the server's word, or a config problem (which no retry within a second fixes)
+                delay = max(result.retry_after or 0.0, delay, MIN_RETRY_AFTER_S)
             self.next_try = time.time() + delay
-            self.st["last_error"] = result.error
+            self.st["last_error"] = result.hold or result.error
             self.st["last_error_at"] = time.time()
             self.st["next_retry"] = self.next_try
-            handled = set(done) | {by_id[r] for r in result.rejected if r in by_id}
-            self.inflight = [(n, r) for n, r in self.inflight if n not in handled]
+            if result.hold:
+                self._problem("held", result.hold + "; nothing is quarantined, everything goes out once it is fixed")
+            else:
+                self._problem("failing", result.error or "delivery failed")
             if self.once:  # one pass only: what failed stays queued for the next run
-                self.failed_once = result.error or "delivery failed"
+                self.failed_once = (f"held: {result.hold}" if result.hold else result.error) or "delivery failed"
                 self.stop.set()
         else:
             if result.error:
                 self.st["last_error"] = result.error
                 self.st["last_error_at"] = time.time()
+            self._clear_problem()
             self.failures = 0
             self.next_try = 0.0
             self.st["next_retry"] = None
-            self.inflight = []
 
     def _sweep(self) -> None:
         """Close what crashed agents left open: a session with a turn or call still open and no
@@ -314,24 +537,11 @@ class Daemon:
         max_age = float(self.cfg["daemon"]["abandon_after_s"])
 
         def close(name: str, state: dict[str, Any]) -> bool:
-            harness = state.get("harness", "")
             try:
-                history_for = harnesses.get(harness).history_for
-            except ValueError:
-                return False  # a lineage file of a harness this version does not know
-
-            def transition(st: dict[str, Any] | None) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-                if st is None:
-                    return None, []
-                recs = engine.close_stale(st, self.cfg, time.time(), max_age, history_for)
-                return (st if recs or st.get("status") == "abandoned" else None), recs
-
-            try:
-                lineage.update(self.home, harness, state["session_id"], transition)
-            except (OSError, KeyError):
+                return self._close_abandoned(state, engine, lineage, harnesses, max_age)
+            except Exception as exc:  # noqa: BLE001 - one broken session must not stop the sweep
+                self._log_traceback("sweep", exc, f"{type(exc).__name__} closing an abandoned session; skipped")
                 return False
-            log.write(self.home, "daemon.log", f"closed an abandoned {harness} session")
-            return True
 
         housekeeping.sweep_abandoned(self.home, now, max_age, close)
         if now - self.last_retention >= 3600 or (self.once and self.last_retention == 0):
@@ -340,6 +550,27 @@ class Daemon:
                 housekeeping.retention(self.home, float(self.cfg["retention"]["days"]), now)
             except OSError as exc:
                 log.write(self.home, "daemon.log", f"retention: {type(exc).__name__}")
+
+    def _close_abandoned(self, state: dict[str, Any], engine: Any, lineage: Any, harnesses: Any,
+                         max_age: float) -> bool:
+        harness = state.get("harness", "")
+        try:
+            history_for = harnesses.get(harness).history_for
+        except ValueError:
+            return False  # a lineage file of a harness this version does not know
+
+        def transition(st: dict[str, Any] | None) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+            if st is None:
+                return None, []
+            recs = engine.close_stale(st, self.cfg, time.time(), max_age, history_for)
+            return (st if recs or st.get("status") == "abandoned" else None), recs
+
+        try:
+            lineage.update(self.home, harness, state["session_id"], transition)
+        except (OSError, KeyError):
+            return False
+        log.write(self.home, "daemon.log", f"closed an abandoned {harness} session")
+        return True
 
     def _check_size(self) -> None:
         now = time.time()
@@ -350,22 +581,35 @@ class Daemon:
         size = spool.size_bytes(self.home)
         flag = os.path.join(self.home, "state", SPOOL_FULL_FLAG)
         self.st["spool_bytes"] = size
-        if size >= cap:
-            if not os.path.exists(flag):
-                sfd = paths.open_dir(self.home, "state")
-                try:
-                    paths.write_atomic(sfd, SPOOL_FULL_FLAG, f"{size} {cap:.0f}\n".encode())
-                finally:
-                    os.close(sfd)
-                log.write(self.home, "daemon.log", f"spool full ({size} bytes >= [spool] max_mb): hooks stop queueing")
-        elif os.path.exists(flag):
-            os.unlink(flag)
-            log.write(self.home, "daemon.log", "spool back under its cap: hooks queue again")
+        try:
+            if size >= cap:
+                if not os.path.exists(flag):
+                    sfd = paths.open_dir(self.home, "state")
+                    try:
+                        paths.write_atomic(sfd, SPOOL_FULL_FLAG, f"{size} {cap:.0f}\n".encode())
+                    finally:
+                        os.close(sfd)
+                    log.write(self.home, "daemon.log", f"spool full ({size} bytes >= [spool] max_mb): hooks stop queueing")
+            elif os.path.exists(flag):
+                os.unlink(flag)
+                log.write(self.home, "daemon.log", "spool back under its cap: hooks queue again")
+        except OSError:
+            pass  # a full disk: the flag is written at the next check
 
     def _save_status(self) -> None:
         self.st["in_flight"] = len(self.inflight)
         self.st["updated"] = time.time()
         status_file.save(self.home, self.st)
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception as one line for status: OS errors and our own errors carry no record data."""
+    if isinstance(exc, OSError) and exc.strerror:
+        where = f" ({exc.filename})" if exc.filename else ""
+        return f"{exc.strerror}{where}"
+    if isinstance(exc, (config.ConfigError, ids.KeyError_)):
+        return str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
+    return f"unexpected {type(exc).__name__} (see logs/daemon.log)"
 
 
 def main(argv: list[str] | None = None) -> int:

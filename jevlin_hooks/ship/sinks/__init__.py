@@ -4,7 +4,11 @@ A sink never raises for a delivery problem; it returns a Result:
 - ``accepted``: record ids the sink acknowledged (they leave the spool);
 - ``rejected``: {record id: reason} refused for good (quarantine);
 - ``retry``: True when nothing was acknowledged and the batch must be sent again later, with
-  ``retry_after`` seconds when the server said so (Retry-After), and ``error`` for status.
+  ``retry_after`` seconds when the server said so (Retry-After), and ``error`` for status;
+- ``hold``: a configuration problem (the fix, one line): the whole queue waits, nothing is
+  quarantined, and delivery resumes once the config or the server is fixed;
+- ``split``: the batch as a whole was refused (413, another 4xx, a sink that raised): the daemon
+  sends the halves, and quarantines a record refused on its own while others went through.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ class Result:
     retry_after: float | None = None
     error: str | None = None
     note: str | None = None  # e.g. an OTLP partial success message
+    hold: str | None = None
+    split: bool = False
 
 
 class Sink(Protocol):
@@ -34,22 +40,29 @@ class Sink(Protocol):
 
 
 RETRYABLE = {408, 425, 429, 500, 502, 503, 504}
+MIN_RETRY_AFTER_S = 1.0  # `Retry-After: 0` (or negative) must not make a hot loop
+MAX_RETRY_AFTER_S = 3600.0
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
-    """Retry-After as seconds or as an HTTP date; None when absent or unreadable."""
+    """Retry-After as seconds or as an HTTP date, clamped to [1 s, 1 h]; None when absent or
+    unreadable (then the daemon's own backoff applies)."""
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
-        return float(value)
     try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
+        secs = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when is None:
+            return None
+        secs = when.timestamp() - (now if now is not None else time.time())
+    if secs != secs:  # NaN
         return None
-    if when is None:
-        return None
-    return max(0.0, when.timestamp() - (now if now is not None else time.time()))
+    return min(max(secs, MIN_RETRY_AFTER_S), MAX_RETRY_AFTER_S)
 
 
 def from_config(cfg: dict[str, Any], home: str) -> Sink:

@@ -2,15 +2,19 @@
 
 ``POST {endpoint}`` with ``{"records": [...]}`` (gzip), ``Authorization: Bearer <key>``.
 2xx accepts the batch; a 2xx body ``{"rejected": [{"record_id", "reason"}]}`` refuses those
-for good; 429/503 with Retry-After means later. ``record_id`` is the idempotency key.
+for good; 429/503 with Retry-After means later. ``record_id`` is the idempotency key. What any
+other answer means is :func:`jevlin_hooks.ship.sinks.http.classify`.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from jevlin_hooks.ship.sinks import Result
-from jevlin_hooks.ship.sinks.http import client, failure, post_json
+from jevlin_hooks.ship.sinks.http import classify, client, endpoint_problem, inert, json_object, post
+
+AUTH = "[ship] api_key (or JEVLIN_API_KEY)"
 
 
 class JevlinSink:
@@ -22,24 +26,35 @@ class JevlinSink:
         self.http = client()
 
     def send(self, records: list[dict[str, Any]]) -> Result:
-        ids = [r["record_id"] for r in records]
-        if not self.endpoint:
-            return Result(retry=True, error="[ship] endpoint is empty")
+        problem = endpoint_problem(self.endpoint, AUTH)
+        if problem:
+            return Result(retry=True, error=problem, hold=problem)
         if not self.api_key:
-            return Result(retry=True, error="no API key ([ship] api_key or JEVLIN_API_KEY)")
-        resp = post_json(self.http, self.endpoint, {"records": records}, {"Authorization": f"Bearer {self.api_key}"})
-        if isinstance(resp, Result):
-            return resp
-        if not 200 <= resp.status_code < 300:
-            return failure(resp, ids)
-        rejected: dict[str, str] = {}
-        try:
-            body = resp.json() if resp.content else {}
-        except ValueError:
-            body = {}
-        for item in (body.get("rejected") or []) if isinstance(body, dict) else []:
+            msg = f"no API key: set {AUTH}"
+            return Result(retry=True, error=msg, hold=msg)
+        # Each record encoded alone: one that JSON cannot carry is refused alone, with its reason.
+        parts, ids, rejected = [], [], {}
+        for r in records:
+            try:
+                parts.append(json.dumps(r, separators=(",", ":"), allow_nan=False))
+                ids.append(r["record_id"])
+            except (TypeError, ValueError) as exc:
+                rejected[r["record_id"]] = f"cannot be encoded as JSON: {type(exc).__name__}"
+        if not parts:
+            return Result(rejected=rejected)
+        data = ('{"records":[' + ",".join(parts) + "]}").encode()
+        reply = post(self.http, self.endpoint, data, {"Authorization": f"Bearer {self.api_key}"}, "application/json")
+        if isinstance(reply, Result):
+            return reply
+        verdict = classify(reply, self.endpoint, AUTH)
+        if verdict is not None:
+            verdict.rejected.update(rejected)
+            return verdict
+        body = json_object(reply) or {}
+        items = body.get("rejected")
+        for item in items if isinstance(items, list) else []:
             if isinstance(item, dict) and item.get("record_id") in ids:
-                rejected[item["record_id"]] = str(item.get("reason") or "rejected by the platform")
+                rejected[item["record_id"]] = inert(str(item.get("reason") or "rejected by the platform"))
         return Result(accepted=[i for i in ids if i not in rejected], rejected=rejected)
 
     def close(self) -> None:

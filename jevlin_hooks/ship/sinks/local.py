@@ -38,6 +38,16 @@ def connect(path: str) -> sqlite3.Connection:
     return db
 
 
+def _row(r: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "record_id": r["record_id"], "kind": r["kind"], "ts": r["ts"], "harness": r.get("harness"),
+        "session_id": r.get("session_id"), "parent_session_id": r.get("parent_session_id"),
+        "turn_id": r.get("turn_id"), "call_id": r.get("call_id"), "window": r.get("window"),
+        "seq": r.get("seq"), "status": r.get("status"), "outcome": r.get("outcome"),
+        "duration_ms": r.get("duration_ms"), "body": json.dumps(r, sort_keys=True, allow_nan=False),
+    }
+
+
 class LocalSink:
     name = "local"
 
@@ -49,19 +59,32 @@ class LocalSink:
         try:
             if self.db is None:
                 self.db = connect(self.path)
-            rows = [{
-                "record_id": r["record_id"], "kind": r["kind"], "ts": r["ts"], "harness": r.get("harness"),
-                "session_id": r.get("session_id"), "parent_session_id": r.get("parent_session_id"),
-                "turn_id": r.get("turn_id"), "call_id": r.get("call_id"), "window": r.get("window"),
-                "seq": r.get("seq"), "status": r.get("status"), "outcome": r.get("outcome"),
-                "duration_ms": r.get("duration_ms"), "body": json.dumps(r, sort_keys=True),
-            } for r in records]
-            with self.db:
-                self.db.executemany(UPSERT, rows)
-            return Result(accepted=[r["record_id"] for r in records])
-        except sqlite3.Error as exc:
+            rows, rejected = [], {}
+            for r in records:
+                try:
+                    rows.append(_row(r))
+                except (TypeError, ValueError) as exc:
+                    rejected[r["record_id"]] = f"cannot be stored: {type(exc).__name__}"
+            try:
+                with self.db:
+                    self.db.executemany(UPSERT, rows)
+            except sqlite3.OperationalError:
+                raise  # the store itself (read-only, full disk, locked): retried as a whole
+            except (sqlite3.Error, OverflowError, ValueError):
+                # One row SQLite cannot take must not hold back the others: row by row.
+                for row in rows:
+                    try:
+                        with self.db:
+                            self.db.execute(UPSERT, row)
+                    except sqlite3.OperationalError:
+                        raise
+                    except (sqlite3.Error, OverflowError, ValueError) as exc:
+                        rejected[row["record_id"]] = f"cannot be stored: {type(exc).__name__}: {str(exc)[:200]}"
+            return Result(accepted=[r["record_id"] for r in records if r["record_id"] not in rejected],
+                          rejected=rejected)
+        except (sqlite3.Error, OSError) as exc:
             self.close()
-            return Result(retry=True, error=f"sqlite: {exc}")
+            return Result(retry=True, error=f"cannot write {self.path}: {getattr(exc, 'strerror', None) or exc}")
 
     def close(self) -> None:
         if self.db is not None:

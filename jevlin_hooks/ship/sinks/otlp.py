@@ -13,7 +13,7 @@ from typing import Any
 
 from jevlin_hooks import __version__
 from jevlin_hooks.ship.sinks import Result
-from jevlin_hooks.ship.sinks.http import client, failure, post_json
+from jevlin_hooks.ship.sinks.http import classify, client, endpoint_problem, inert, json_object, post_json
 
 
 def _hex(label: str, value: str, nbytes: int) -> str:
@@ -133,22 +133,22 @@ class OtlpSink:
 
     def send(self, records: list[dict[str, Any]]) -> Result:
         ids = [r["record_id"] for r in records]
-        if not self.url:
-            return Result(retry=True, error="[ship] endpoint is empty")
-        resp = post_json(self.http, self.url, request(records), self.headers)
-        if isinstance(resp, Result):
-            return resp
-        if not 200 <= resp.status_code < 300:
-            return failure(resp, ids)
+        problem = endpoint_problem(self.url, "[ship] headers" if self.headers else None)
+        if problem:
+            return Result(retry=True, error=problem, hold=problem)
+        reply = post_json(self.http, self.url, request(records), self.headers)
+        if isinstance(reply, Result):
+            return reply
+        verdict = classify(reply, self.url, auth="[ship] headers")
+        if verdict is not None:
+            return verdict
         note = None
-        try:
-            partial = (resp.json() or {}).get("partialSuccess") if resp.content else None
-        except ValueError:
-            partial = None
-        if isinstance(partial, dict) and int(partial.get("rejectedSpans") or 0) > 0:
+        partial = (json_object(reply) or {}).get("partialSuccess")
+        rejected = partial.get("rejectedSpans") if isinstance(partial, dict) else None
+        if isinstance(rejected, (int, str)) and str(rejected).isdigit() and int(rejected) > 0:
             # OTLP does not say which spans: the batch is done (re-sending would be refused the
             # same way); the count and message stay visible in `status`.
-            note = f"collector rejected {partial.get('rejectedSpans')} span(s): {str(partial.get('errorMessage'))[:200]}"
+            note = f"collector rejected {int(rejected)} span(s): {inert(str(partial.get('errorMessage')), 200)}"
         return Result(accepted=ids, note=note)
 
     def close(self) -> None:
