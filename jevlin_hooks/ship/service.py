@@ -28,6 +28,7 @@ from jevlin_hooks.base import config, log, paths, spool
 from jevlin_hooks.privacy import ids, record
 from jevlin_hooks.ship import codec, housekeeping, quarantine
 from jevlin_hooks.ship import daemon_state as status_file
+from jevlin_hooks.ship.acker import Acker
 from jevlin_hooks.ship.sinks import MIN_RETRY_AFTER_S, Result, Sink, from_config
 
 LOCK_NAME = paths.DAEMON_LOCK
@@ -67,6 +68,7 @@ class Daemon:
         self.backlog: list[str] = []  # oldest-first names listed once, claimed over several batches
         self.last_sweep = 0.0
         self.last_retention = 0.0
+        self.acker: Acker | None = None  # started with the loop (run)
         self.logged: set[str] = set()  # tracebacks already written, by where they happened
         self.quarantine_checked = False
 
@@ -98,6 +100,8 @@ class Daemon:
             return 0
         finally:
             self._watching(False)
+            if self.acker is not None:
+                self.acker.close()  # every acknowledged record deleted before anything goes back
             if self.sink is not None:
                 self.sink.close()
             for name, _ in self.inflight:  # not sent, or not acknowledged: waiting again, as `status` says
@@ -133,6 +137,7 @@ class Daemon:
             log.write(self.home, "daemon.log", f"cannot write state/{PID_NAME} ({exc.strerror}); running without it")
         self.st.pop("start_error", None)
         self.st.update(pid=os.getpid(), started=time.time(), running=True)
+        self.acker = Acker(self.home)
         status_file.save(self.home, self.st)
 
     def _cannot_start(self, exc: BaseException) -> int:
@@ -317,6 +322,8 @@ class Daemon:
         records wait in spool/held/ until the user releases them."""
         self.inflight = []
         self.backlog = []
+        if self.acker is not None:
+            self.acker.flush()  # what was delivered is deleted, not held
         held = spool.hold_all(self.home)
         reason = f"config unusable: {why}" if why else "trace is off"
         if held:
@@ -485,7 +492,10 @@ class Daemon:
             log.write(self.home, "daemon.log", f"quarantined {quarantined} record(s) the {self.sink.name} sink refused "
                                                "(`jevlin-hooks quarantine list`)")
         done = [by_id[rid] for rid in result.accepted if rid in by_id]
-        spool.ack(self.home, done)
+        if self.acker is not None:
+            self.acker.ack(done)  # deleted in the background: the next batch need not wait on the disk
+        else:
+            spool.ack(self.home, done)
         if done:
             status_file.count_delivered(self.st, len(done))
             self.st["last_success"] = time.time()
