@@ -105,6 +105,8 @@ def _main(args: list[str]) -> int:
     sc.add_argument("--list-rules", action="store_true", help="list every rule and what it removes")
     sc.add_argument("--markdown", action="store_true", help="with --list-rules: docs/privacy.md")
     sc.add_argument("--explain", action="store_true", help="print the findings (rule, position), never the secret")
+    cf = sub.add_parser("config", help="where the config file is, what is in effect (and from where), the example")
+    cf.add_argument("action", choices=["path", "show", "example"])
     key = sub.add_parser("key", help="the local hashing key")
     key.add_argument("action", choices=["rotate", "show-path"])
     key.add_argument("--yes", action="store_true", help="rotate without asking")
@@ -131,6 +133,10 @@ def _main(args: list[str]) -> int:
         return context.main()
     if ns.cmd in ("threads", "thread", "summarize"):
         return _trajectory(ns)
+    if ns.cmd == "config":
+        from jevlin_hooks import config_cmd
+
+        return config_cmd.main(ns.action)
     if ns.cmd == "ui":
         from jevlin_hooks.base import paths
         from jevlin_hooks.views import ui as ui_server
@@ -318,10 +324,8 @@ def _scrub(ns: object) -> int:
             for r in RULES:
                 print(f"{r.name:28} {r.category:6} {r.description}")
         return 0
-    try:
-        disabled = tuple(config.load(paths.home())["privacy"]["disabled_rules"])
-    except (config.ConfigError, OSError):
-        disabled = ()
+    cfg, _ = config.settings(paths.home())
+    disabled = tuple(cfg["privacy"]["disabled_rules"]) if cfg else ()  # unusable config: every rule on
     data = sys.stdin.buffer.read().decode("utf-8", "replace")
     clean, findings = scrub.scrub(data, disabled)
     if ns.explain:
@@ -366,10 +370,9 @@ def _preview(ns: object) -> int:
     from jevlin_hooks.ship import quarantine
 
     home = paths.home()
-    try:
-        cfg = config.load(home, use_cache=False)
-    except config.ConfigError as exc:
-        return _fail(f"config.toml: {exc}")
+    cfg, why = config.settings(home, use_cache=False)
+    if cfg is None:  # the same answer the daemon gets: nothing would be sent
+        return _fail(why)
     try:
         key = ids.load_key(home, create=True)
     except ids.KeyError_ as exc:

@@ -176,13 +176,19 @@ def check_home(home: str, out: list[tuple[bool, str]]) -> None:
     from jevlin_hooks.ship import control
     from jevlin_hooks.ship import daemon_state as dstatus
 
-    try:
-        cfg = config.load(home, use_cache=False)
-    except config.ConfigError as exc:
-        out.append((False, f"config: {os.path.join(home, 'config.toml')}: {exc}; fix it (see config.example.toml)"))
-        cfg = config.defaults()
-    if not config.trace_on(cfg):
+    got, why = config.settings(home, use_cache=False)
+    if got is None:  # the same line status and the hook log give
+        out.append((False, f"config: {why} (every key: `jevlin-hooks config example`; in effect: `jevlin-hooks config show`)"))
+        if paths.untrusted(home):
+            return  # read nothing more from a home we refuse
+        cfg = dict(config.defaults(), trace="off")
+    else:
+        cfg = got
+    if got is not None and not config.trace_on(cfg):
         out.append((True, "trace is off: nothing is recorded or sent (JEVLIN_TRACE / trace = \"off\")"))
+    elif got is not None:  # what `status` shows on its trace line: the same effective settings
+        out.append((True, f"config: trace on, sink {cfg['ship']['sink']}, turn_end "
+                          f"{'on' if cfg['miner']['turn_end'] else 'off'}"))
     key = os.path.join(home, "state", "key")
     try:
         st = os.lstat(key)
@@ -198,6 +204,8 @@ def check_home(home: str, out: list[tuple[bool, str]]) -> None:
     pid = control.running_pid(home)
     if pid:
         out.append((True, f"daemon: running (pid {pid})"))
+    elif got is None:
+        out.append((True, "daemon: not running; hooks start none while the config is unusable"))
     elif cfg["daemon"]["autostart"]:
         out.append((True, "daemon: not running; the next SessionStart starts it (or `jevlin-hooks daemon start`)"))
     else:
@@ -233,6 +241,8 @@ def run() -> int:
         out.append((False, "no coding agent found (claude, codex, cursor, pi); install one, then "
                            "`jevlin-hooks install`"))
     check_home(home, out)
+    from jevlin_hooks.views.term import inert
+
     for ok, line in out:
-        print(("ok  " if ok else "!!  ") + line)
+        print(inert(("ok  " if ok else "!!  ") + line))
     return 0 if all(ok for ok, _ in out) else 1

@@ -1,9 +1,11 @@
 """Add and remove our hooks in each harness's own config file.
 
 Idempotent (our entries are recognised by the entry script's path and replaced, never
-duplicated), reversible (a backup is written before every change; uninstall restores the
-backup byte for byte when the file is still exactly what we wrote, and otherwise removes only
-our entries), and careful: a file we cannot parse is left untouched with a clear message.
+duplicated), reversible (one backup per file, the newest, written before a change; uninstall
+restores the file as it was just before our install, byte for byte, when the file is still
+exactly what we wrote, and otherwise removes only our entries; where nothing of ours is
+installed it writes nothing), and careful: a file we cannot parse is left untouched with a
+clear message.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ import hashlib
 import json
 import os
 import sys
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -180,7 +181,8 @@ def plan_cursor(path: str, remove: bool = False) -> Change:
     new = dict(data)
     if hooks:
         new["hooks"] = hooks
-        new.setdefault("version", 1)
+        if not remove:
+            new.setdefault("version", 1)
     else:
         new.pop("hooks", None)
     return _finish(path, before, data, new, remove)
@@ -212,8 +214,8 @@ def _plan_grouped(path: str, remove: bool, events: tuple[str, ...], handler: Any
 
 
 def _finish(path: str, before: bytes | None, data: dict[str, Any], new: dict[str, Any], remove: bool) -> Change:
-    if new == data and before is not None:
-        return Change(path, before, before)
+    if new == data and (before is not None or remove):
+        return Change(path, before, before)  # nothing of ours to remove: nothing is written, nothing created
     if remove:
         restored = _restorable(path, before)
         if restored is not None:
@@ -298,39 +300,68 @@ def _records() -> dict[str, Any]:
         return {}
 
 
+BACKUP_SUFFIX = ".jevlin-backup"
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
 def _restorable(path: str, current: bytes | None) -> bytes | None:
-    """The bytes from before our install, if the file is still exactly what we wrote."""
+    """The file as it was just before our own install, if the file is still exactly what we
+    wrote and that copy is intact; else None (then only our entries are removed)."""
     rec = _records().get(os.path.abspath(path))
-    if not rec or current is None or hashlib.sha256(current).hexdigest() != rec.get("after_sha256"):
+    if not rec or current is None or _sha(current) != rec.get("after_sha256"):
         return None
-    if rec.get("backup") is None:
+    pristine = rec.get("pristine")
+    if pristine == "absent":
         return b"\0absent"  # the file did not exist before we created it
+    if not isinstance(pristine, str) or not isinstance(rec.get("backup"), str):
+        return None
     try:
         with open(rec["backup"], "rb") as f:
-            return f.read()
+            data = f.read()
     except OSError:
         return None
+    return data if _sha(data) == pristine else None
+
+
+def _write(path: str, data: bytes, mode: int) -> None:
+    tmp = path + ".jevlin-tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, mode)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
 
 
 def apply(change: Change) -> str | None:
-    """Write the change (backup first). Returns the backup path, if one was written."""
+    """Write the change (backup first). Returns the backup path, if one was written.
+
+    One backup per file, ``<file>.jevlin-backup``, the newest: the file as it was before our
+    last change. It is not rewritten when the file is exactly what we wrote last (a reinstall):
+    then it still holds the file as it was before our install, which uninstall restores.
+    """
     if not change.changed:
         return None
-    backup = None
     recs = _records()
     key = os.path.abspath(change.path)
+    prev = recs.get(key) if isinstance(recs.get(key), dict) else None
+    ours_as_written = bool(prev and change.before is not None and _sha(change.before) == prev.get("after_sha256"))
+    mode = 0o600
+    try:
+        mode = os.stat(change.path).st_mode & 0o777
+    except FileNotFoundError:
+        pass
+    backup = None
     created: list[str] = []
-    if change.before is not None and change.backup:
-        backup = f"{change.path}.jevlin-backup-{time.strftime('%Y%m%d-%H%M%S')}"
-        n = 0
-        while os.path.exists(backup):
-            n += 1
-            backup = f"{backup.rsplit('.', 1)[0]}.{n}" if n > 1 else f"{backup}.{n}"
-        with open(backup, "wb") as f:
-            f.write(change.before)
+    if change.before is not None and change.backup and not ours_as_written:
+        backup = change.path + BACKUP_SUFFIX
+        _write(backup, change.before, mode)
     if change.after is None:
         os.unlink(change.path)
-        for d in recs.get(key, {}).get("created_dirs", []):  # deepest first
+        for d in (prev or {}).get("created_dirs", []):  # deepest first
             try:
                 os.rmdir(d)  # only when empty: anything of the user's keeps it
             except OSError:
@@ -341,26 +372,19 @@ def apply(change: Change) -> str | None:
             created.append(d)
             d = os.path.dirname(d)
         os.makedirs(os.path.dirname(change.path), exist_ok=True)
-        tmp = change.path + ".jevlin-tmp"
-        mode = 0o600
-        try:
-            mode = os.stat(change.path).st_mode & 0o777
-        except FileNotFoundError:
-            pass
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-        with os.fdopen(fd, "wb") as f:
-            f.write(change.after)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, change.path)
-    if change.after is None or (key in recs and _is_uninstall(change)):
+        _write(change.path, change.after, mode)
+    if change.after is None or _is_uninstall(change):
         recs.pop(key, None)
+    elif change.before is None or MARK.encode() not in change.before:
+        # our install into the user's own file (or none): this is what uninstall restores
+        pristine = "absent" if change.before is None else (_sha(change.before) if backup else None)
+        recs[key] = {"after_sha256": _sha(change.after), "backup": backup, "pristine": pristine,
+                     "created_dirs": created}
+    elif ours_as_written and prev is not None:
+        recs[key] = {**prev, "after_sha256": _sha(change.after)}  # a reinstall over our own output
     else:
-        recs[key] = {
-            "after_sha256": hashlib.sha256(change.after).hexdigest() if change.after else None,
-            "backup": recs.get(key, {}).get("backup", backup) if key in recs else backup,
-            "created_dirs": recs.get(key, {}).get("created_dirs", created) if key in recs else created,
-        }
+        # ours, but edited since: there is no "as it was before our install" to go back to
+        recs[key] = {"after_sha256": _sha(change.after), "backup": None, "pristine": None, "created_dirs": []}
     os.makedirs(os.path.dirname(_record_path()), mode=0o700, exist_ok=True)
     with open(_record_path(), "w", encoding="utf-8") as f:
         json.dump(recs, f)

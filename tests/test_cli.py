@@ -82,3 +82,38 @@ def test_thread_names_the_key_and_file_that_turn_prompts_on(home, tmp_path):
     cfg = os.path.join(home, "config.toml")
     hint = [line for line in p.stdout.splitlines() if "turn_end" in line]
     assert hint == [f"(turn ends are off, so prompts and conclusions are not shown: set [miner] turn_end = true in {cfg})"]
+
+
+def test_config_path_show_example(home):
+    p = cli(home, "config", "path")
+    assert p.returncode == 0 and p.stdout.strip() == os.path.join(home, "config.toml")
+    ex = cli(home, "config", "example")
+    assert ex.returncode == 0 and "[miner]" in ex.stdout and "turn_end = false" in ex.stdout
+    with open(os.path.join(home, "config.toml"), "w") as f:
+        f.write('[daemon]\nautostart = false\n[ship]\napi_key = "sk-live-shouldnotprint"\n')
+    env = {**os.environ, "JEVLIN_HOME": home, "JEVLIN_TRACE": "off"}
+    p = subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "config", "show"], env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert 'trace = "off"  # environment (JEVLIN_TRACE)' in lines
+    assert "daemon.autostart = false  # file" in lines
+    assert "miner.turn_end = false  # default" in lines
+    assert "ship.api_key = (set, not shown)  # file" in lines
+    assert "shouldnotprint" not in p.stdout
+
+
+def test_config_show_names_what_is_wrong(home):
+    with open(os.path.join(home, "config.toml"), "w") as f:
+        f.write('trace = "of"\n')
+    p = cli(home, "config", "show")
+    assert p.returncode == 1 and p.stderr.count("\n") == 1
+    assert "config.toml" in p.stderr and 'trace = "of"' in p.stderr
+
+
+def test_the_example_is_a_valid_config_and_ships_in_the_package(home):
+    from jevlin_hooks import config_cmd
+    from jevlin_hooks.base import config
+
+    text = config_cmd.example_text()
+    assert config.parse_toml(text.encode()) == config.defaults()

@@ -15,7 +15,7 @@ def test_example_config_is_the_defaults():
 
 
 @pytest.mark.parametrize("text,msg", [
-    ("trace = 3", "wrong type"), ('trace = "maybe"', "trace must be"), ("bogus = 1", "unknown key"),
+    ("trace = 3", "trace = 3: must be a string"), ('trace = "maybe"', 'trace = "maybe": must be "on" or "off"'), ("bogus = 1", "unknown key"),
     ("[search]\nshell_commands = [1]", "list of strings"), ("[ship]\nsink = \"s3\"", "ship.sink"),
     ("not toml [", "not valid TOML"),
 ])
@@ -48,4 +48,4 @@ def test_status_reports_bad_config_in_one_line(home):
         f.write("trace = ")
     p = subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "status"], env=dict(os.environ, JEVLIN_HOME=home),
                        capture_output=True, text=True)
-    assert p.returncode == 0 and "config.toml unusable" in p.stdout
+    assert p.returncode == 0 and "config unusable: " + os.path.join(home, "config.toml") in p.stdout

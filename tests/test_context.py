@@ -80,12 +80,31 @@ def test_parallel_pending_calls_matched_by_command_text(home):
     assert json.loads(p.stdout)["call_id"] == ids.hash_id("toolu_1", key(home))
 
 
+def fake_jevlin(tmp_path) -> str:
+    """A `jevlin` program on PATH whose search asks `jevlin-hooks context` (as the real one does)."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir(exist_ok=True)
+    prog = bindir / "jevlin"
+    prog.write_text(f"#!{sys.executable}\nimport sys\nfrom jevlin_hooks.cli import main\nsys.exit(main(['context']))\n")
+    prog.chmod(0o755)
+    return str(bindir)
+
+
+def search_ctx(home: str, command: str, cwd: str, bindir: str) -> dict:
+    """The context as the search sees it when the agent's shell runs ``command`` (bash -c)."""
+    full = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "CODEX_"))}
+    full.update(JEVLIN_HOME=home, PATH=bindir + os.pathsep + full.get("PATH", ""))
+    p = subprocess.run(["bash", "-c", command], env=full, cwd=cwd, capture_output=True, check=True)
+    return json.loads(p.stdout)
+
+
 def test_workspace_is_exact_never_a_parent_directory(home, tmp_path):
     ws = tmp_path / "ws"
     (ws / "sub").mkdir(parents=True)
     start_search(home, cwd=str(ws))
-    assert ctx(home, cwd=str(ws))["source"] == "workspace"
-    sub = ctx(home, cwd=str(ws / "sub"))
+    bindir = fake_jevlin(tmp_path)
+    assert search_ctx(home, "jevlin search q", str(ws), bindir)["source"] == "workspace"
+    sub = search_ctx(home, "jevlin search q", str(ws / "sub"), bindir)
     assert sub["source"] == "shell" and sub["call_id"] is None
 
 

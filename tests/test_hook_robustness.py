@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import subprocess
+import sys
 import time
 
 import pytest
@@ -152,11 +154,22 @@ def test_planted_symlinks_are_not_followed(home, tmp_path):
     target = tmp_path / "victim"
     target.mkdir()
     os.makedirs(os.path.join(home, "spool"), mode=0o700)
-    os.symlink(str(target), os.path.join(home, "sessions"))
     os.symlink(str(target), os.path.join(home, "spool", "new"))
-    run(home, {"session_id": "s", "hook_event_name": "SessionStart"})
+    base = {"session_id": "s", "prompt_id": "p", "cwd": "/w"}
+    for ev in ({"hook_event_name": "SessionStart"}, {"hook_event_name": "UserPromptSubmit", "prompt": "x"},
+               {"hook_event_name": "PreToolUse", "tool_name": "WebSearch", "tool_input": {"query": "q"}, "tool_use_id": "t1"},
+               {"hook_event_name": "PostToolUse", "tool_name": "WebSearch", "tool_input": {"query": "q"}, "tool_use_id": "t1"}):
+        run(home, {**base, **ev})
     assert os.listdir(target) == []
-    assert "UnsafePath" in hook_errors(home) or "errno 40" in hook_errors(home) or "errno 20" in hook_errors(home)
+    assert "1 record(s) not queued (not a plain directory: spool/new)" in hook_errors(home)
+    # a planted top-level directory: the whole home is refused, and the CLI says why
+    shutil.rmtree(os.path.join(home, "sessions"))
+    os.symlink(str(target), os.path.join(home, "sessions"))
+    run(home, {"session_id": "s2", "hook_event_name": "SessionStart"})
+    assert os.listdir(target) == []
+    p = subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "status"], env={**os.environ, "JEVLIN_HOME": home},
+                       capture_output=True, text=True, check=True)
+    assert f"{os.path.join(home, 'sessions')} is not a plain directory" in p.stdout
 
 
 def test_symlinked_lineage_file_is_replaced_not_written_through(home, tmp_path):

@@ -63,7 +63,7 @@ def test_round_trip_is_byte_identical(user):
     first = path.read_bytes()
     p = cli(str(user), "install")
     assert "already up to date" in p.stdout and path.read_bytes() == first
-    assert any(n.startswith("settings.json.jevlin-backup-") for n in os.listdir(user / ".claude"))
+    assert [n for n in os.listdir(user / ".claude") if "jevlin-backup" in n] == ["settings.json.jevlin-backup"]
     assert cli(str(user), "uninstall").returncode == 0
     assert path.read_text() == USER_SETTINGS
 

@@ -17,7 +17,8 @@ CFG = config.defaults()["search"]
     ("env -i A=1 jevlin search e", "e"),
     ("time nohup jevlin search t", "t"),
     ("if true; then jevlin search cond; fi", "cond"),
-    ("jevlin search --limit=5 'with flag'", "with flag"),
+    ("jevlin search --limit=5 'with flag'", "--limit=5 with flag"),  # flags stay: the scrubber needs them
+    ("jevlin search rust async 2>/dev/null", "rust async"),
 ])
 def test_shell_searches(command, query):
     assert searchmatch.classify("Bash", {"command": command}, CFG) == query

@@ -38,7 +38,7 @@ def defaults() -> dict[str, Any]:
 
 
 class ConfigError(ValueError):
-    pass
+    fresh = True  # False: the same file's same error, found again from the cache
 
 
 _TYPES: dict[tuple[str, ...], type | tuple[type, ...]] = {
@@ -62,6 +62,40 @@ _TYPES: dict[tuple[str, ...], type | tuple[type, ...]] = {
 }
 
 
+_KINDS = {str: "a string", bool: "true or false", dict: "a table", list: "a list of strings",
+          int: "an integer", (int, float): "a number"}
+_ENUMS: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("trace",): ("on", "off"),
+    ("ship", "sink"): ("local", "jevlin", "otlp"),
+}
+
+
+# values never quoted in a reason (status, doctor, logs): they may hold a credential
+_SECRET = frozenset({("ship", "api_key"), ("ship", "headers"), ("ship", "endpoint")})
+
+
+def _show(value: Any, key: tuple[str, ...] = ()) -> str:
+    if key in _SECRET:
+        return "(value not shown)"
+    if isinstance(value, str):
+        return '"' + value[:40] + '"'
+    return repr(value)[:40]
+
+
+def _check(key: tuple[str, ...], value: Any) -> None:
+    name = ".".join(key)
+    want = _TYPES[key]
+    # bool is an int to Python, never to a user who wrote `batch_size = true`
+    wrong = not isinstance(value, want) or (isinstance(value, bool) and want is not bool)
+    if wrong:
+        raise ConfigError(f"{name} = {_show(value, key)}: must be {_KINDS[want]}")
+    if want is list and not all(isinstance(x, str) for x in value):
+        raise ConfigError(f"{name}: must be a list of strings")
+    allowed = _ENUMS.get(key)
+    if allowed and value not in allowed:
+        raise ConfigError(f"{name} = {_show(value)}: must be " + " or ".join(f'"{a}"' for a in allowed))
+
+
 def merge(user: dict[str, Any]) -> dict[str, Any]:
     """Defaults overlaid with the user's values, type-checked; unknown keys are an error."""
     cfg = defaults()
@@ -74,20 +108,11 @@ def merge(user: dict[str, Any]) -> dict[str, Any]:
             for sub, subval in value.items():
                 if sub not in cfg[key]:
                     raise ConfigError(f"unknown key {key}.{sub}")
-                want = _TYPES.get((key, sub))
-                if want and not isinstance(subval, want):
-                    raise ConfigError(f"{key}.{sub} has the wrong type")
-                if want is list and not all(isinstance(x, str) for x in subval):
-                    raise ConfigError(f"{key}.{sub} must be a list of strings")
+                _check((key, sub), subval)
                 cfg[key][sub] = subval
         else:
-            if not isinstance(value, _TYPES[(key,)]):
-                raise ConfigError(f"{key} has the wrong type")
+            _check((key,), value)
             cfg[key] = value
-    if cfg["trace"] not in ("on", "off"):
-        raise ConfigError('trace must be "on" or "off"')
-    if cfg["ship"]["sink"] not in ("local", "jevlin", "otlp"):
-        raise ConfigError('ship.sink must be "local", "jevlin" or "otlp"')
     return cfg
 
 
@@ -102,59 +127,174 @@ def parse_toml(data: bytes) -> dict[str, Any]:
         raise ConfigError("not UTF-8") from None
 
 
+def _open_config(path: str) -> tuple[int, list[int]] | None:
+    """An fd on the config file and its stamp; None when there is none.
+
+    A symlink is followed (stow, chezmoi, home-manager make them) when the link and its target
+    both belong to the user; the target must be a regular file nobody else can write. The
+    checks are made on the opened file (fstat), so a swap after them changes nothing.
+    """
+    try:
+        lst = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    uid = os.geteuid()
+    if (lst.st_mode & 0o170000) == 0o120000 and lst.st_uid != uid:
+        raise ConfigError(f"is a symlink owned by uid {lst.st_uid}, not you (uid {uid}): refused")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise ConfigError("is a symlink to a file that does not exist") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot be read ({exc.strerror})") from None
+    st = os.fstat(fd)
+    why = None
+    if (st.st_mode & 0o170000) != 0o100000:
+        why = "is not a regular file: refused"
+    elif st.st_uid != uid:
+        why = f"is owned by uid {st.st_uid}, not you (uid {uid}): refused"
+    elif st.st_mode & 0o022:
+        why = f"is writable by group or others (mode {st.st_mode & 0o777:o}): refused; run `chmod go-w` on it"
+    if why:
+        os.close(fd)
+        raise ConfigError(why)
+    return fd, [st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_mode, st.st_uid]
+
+
+def _read_fd(fd: int, limit: int = 1 << 20) -> bytes:
+    chunks = []
+    total = 0
+    while total < limit:
+        chunk = os.read(fd, min(1 << 16, limit - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
+
+
+def _cache_read(home: str) -> Any:
+    try:
+        sfd = paths.open_dir(home, "state", create=False)
+    except OSError:
+        return None
+    try:
+        return fastjson.loads(paths.read_bytes(sfd, CACHE_NAME, limit=1 << 20))
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(sfd)
+
+
+def _cache_write(home: str, body: dict[str, Any]) -> None:
+    try:
+        sfd = paths.open_dir(home, "state")
+        try:
+            paths.write_atomic(sfd, CACHE_NAME, fastjson.dumps(body).encode())
+        finally:
+            os.close(sfd)
+    except OSError:
+        pass  # a read-only home still works, it just parses every time
+
+
 def load(home: str | None = None, use_cache: bool = True) -> dict[str, Any]:
-    """The effective config. Raises ConfigError for a config file that is wrong."""
+    """The config file's settings. Raises ConfigError for a config file that cannot be used;
+    its ``fresh`` is False when the same error was already found for this very file (cached)."""
     home = home or paths.home()
+    opened = _open_config(os.path.join(home, CONFIG_NAME))
+    if opened is None:
+        return defaults()
+    fd, stamp = opened
+    try:
+        if use_cache:
+            cached = _cache_read(home)
+            if isinstance(cached, dict) and cached.get("stamp") == stamp:
+                if isinstance(cached.get("config"), dict):
+                    return cached["config"]
+                if isinstance(cached.get("error"), str):
+                    err = ConfigError(cached["error"])
+                    err.fresh = False
+                    raise err
+        data = _read_fd(fd)
+    finally:
+        os.close(fd)
+    try:
+        cfg = parse_toml(data)
+    except ConfigError as exc:
+        if use_cache:  # the next event need not pay for tomllib to find the same error
+            _cache_write(home, {"stamp": stamp, "error": str(exc)})
+        exc.fresh = True
+        raise
+    if use_cache:
+        _cache_write(home, {"stamp": stamp, "config": cfg})
+    return cfg
+
+
+_ENV_ON = ("on", "1", "true", "yes")
+_ENV_OFF = ("off", "0", "false", "no")
+
+
+def settings(home: str | None = None, use_cache: bool = True) -> tuple[dict[str, Any] | None, str]:
+    """The effective settings, or None and the one line that says why they cannot be used.
+
+    Every reader (hooks, ``context``, the daemon, ``status``, ``doctor``) asks this one
+    function, so they all agree. None means fail closed: hooks queue nothing, the daemon
+    holds the queue. ``JEVLIN_TRACE`` from the environment is folded into ``trace``.
+    """
+    cfg, why, _ = check(home, use_cache)
+    return cfg, why
+
+
+def check(home: str | None = None, use_cache: bool = True) -> tuple[dict[str, Any] | None, str, bool]:
+    """``settings`` plus whether to log the reason: False when this very file's error was
+    already found by an earlier event (logged once, not on every event), and for a home we
+    refuse (nothing is ever written into it)."""
+    home = home or paths.home()
+    held = "; tracing is off and queued records are held until it is fixed"
+    why = paths.untrusted(home)
+    if why:
+        return None, why + held, False
     path = os.path.join(home, CONFIG_NAME)
     try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return defaults()
-    stamp = [st.st_size, st.st_mtime_ns, st.st_ino]
-    if use_cache:
-        try:
-            sfd = paths.open_dir(home, "state", create=False)
-            try:
-                cached = fastjson.loads(paths.read_bytes(sfd, CACHE_NAME))
-            finally:
-                os.close(sfd)
-            if cached.get("stamp") == stamp:
-                return cached["config"]
-        except (OSError, ValueError, AttributeError, KeyError):
-            pass
-    hfd = os.open(home, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        data = paths.read_bytes(hfd, CONFIG_NAME, limit=1 << 20)
-    finally:
-        os.close(hfd)
-    cfg = parse_toml(data)
-    if use_cache:
-        try:
-            sfd = paths.open_dir(home, "state")
-            try:
-                body = fastjson.dumps({"stamp": stamp, "config": cfg}).encode()
-                paths.write_atomic(sfd, CACHE_NAME, body)
-            finally:
-                os.close(sfd)
-        except OSError:
-            pass  # a read-only home still works, it just parses every time
-    return cfg
+        cfg = load(home, use_cache)
+    except ConfigError as exc:
+        return None, f"config unusable: {path}: {exc}{held}", getattr(exc, "fresh", True)
+    except OSError as exc:
+        return None, f"config unusable: {path}: cannot be read ({exc.strerror or type(exc).__name__}){held}", True
+    env = os.environ.get("JEVLIN_TRACE", "").strip().lower()
+    if env in _ENV_OFF:
+        cfg["trace"] = "off"
+    elif env and env not in _ENV_ON:
+        return None, f"JEVLIN_TRACE={env[:20]!r} in the environment: must be \"on\" or \"off\"{held}", True
+    return cfg, "", False
 
 
 def trace_on(cfg: dict[str, Any]) -> bool:
     env = os.environ.get("JEVLIN_TRACE", "").strip().lower()
-    if env in ("off", "0", "false", "no"):
+    if env in _ENV_OFF:
         return False
     return cfg.get("trace") != "off"
 
 
 def save(cfg: dict[str, Any], home: str | None = None) -> None:
+    """Write the config; through a symlink to its target (a dotfile manager's link stays)."""
     import tomli_w
 
     home = home or paths.home()
     merge(cfg)  # refuse to write what we could not read back
-    hfd = paths.open_dir(home)
+    body = tomli_w.dumps(cfg).encode()
+    link = os.path.join(home, CONFIG_NAME)
+    if os.path.islink(link):
+        opened = _open_config(link)  # the same trust checks as reading: ConfigError if not ours
+        if opened is not None:
+            os.close(opened[0])
+        target = os.path.realpath(link)
+        dfd = os.open(os.path.dirname(target), os.O_RDONLY | os.O_DIRECTORY)
+        name = os.path.basename(target)
+    else:
+        dfd = paths.open_dir(home)
+        name = CONFIG_NAME
     try:
-        paths.write_atomic(hfd, CONFIG_NAME, tomli_w.dumps(cfg).encode(), sync=True)
+        paths.write_atomic(dfd, name, body, sync=True)
     finally:
-        os.close(hfd)
+        os.close(dfd)

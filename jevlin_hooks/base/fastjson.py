@@ -52,6 +52,10 @@ def loads(text: str | bytes) -> Any:
         raise JSONError("JSON nested too deeply") from None
     except ValueError as exc:  # json.decoder.JSONDecodeError subclasses ValueError
         raise JSONError(str(exc)) from None
+    except SystemError:
+        # The C scanner fails this way on some truncated documents (`{"a": 1`): without this,
+        # a half-written file bypasses every caller's ValueError handling.
+        raise JSONError(f"invalid JSON (truncated?) after offset {i}") from None
     while end < n and text[end] in _WS:
         end += 1
     if end != n:
@@ -73,3 +77,24 @@ _encode_sorted = _json.make_encoder(
 
 def dumps(obj: Any, sort_keys: bool = False) -> str:
     return "".join((_encode_sorted if sort_keys else _encode)(obj, 0))
+
+
+def valid_text(value: str) -> str:
+    """``value`` with invalid code points (lone surrogates, from a JSON ``\\ud83d``) replaced by
+    U+FFFD, so that it can be encoded, clipped, scrubbed and sent. Cheap when there are none."""
+    try:
+        value.encode("utf-8")
+        return value
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in value)
+
+
+def valid(obj: Any) -> Any:
+    """``obj`` with every string in it made ``valid_text`` (keys too); other values as they are."""
+    if isinstance(obj, str):
+        return valid_text(obj)
+    if isinstance(obj, dict):
+        return {valid_text(k) if isinstance(k, str) else k: valid(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [valid(v) for v in obj]
+    return obj

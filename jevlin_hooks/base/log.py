@@ -42,6 +42,29 @@ def write(home: str, name: str, line: str) -> None:
         os.close(dfd)
 
 
+def write_once(home: str, name: str, line: str) -> None:
+    """``write``, unless this same line was the last one written through here (a reason that
+    holds for every event, such as a bad ``JEVLIN_TRACE``, is logged once, not per event)."""
+    marker = f".{name}.once"
+    try:
+        dfd = paths.open_dir(home, "logs")
+    except OSError:
+        return
+    try:
+        try:
+            if paths.read_bytes(dfd, marker, limit=4096) == line.encode("utf-8", "replace"):
+                return
+        except OSError:
+            pass
+        try:
+            paths.write_atomic(dfd, marker, line.encode("utf-8", "replace"))
+        except OSError:
+            pass
+    finally:
+        os.close(dfd)
+    write(home, name, line)
+
+
 def describe(exc: BaseException) -> str:
     """Exception type and innermost frames of our code, without the message."""
     tb = exc.__traceback__

@@ -24,6 +24,54 @@ def home() -> str:
     return os.path.join(os.path.expanduser("~"), ".jevlin")
 
 
+# What must belong to the user and be writable by nobody else: anything else is refused (another
+# user who creates /tmp/jevlin first must not get their config obeyed or read our records).
+GUARDED = ("sessions", "spool", "state", "logs")
+
+
+def _refusal(path: str, st: os.stat_result, what: str) -> str | None:
+    uid = os.geteuid()
+    if st.st_uid != uid:
+        return f"{what} {path} is owned by uid {st.st_uid}, not you (uid {uid}): refused"
+    if st.st_mode & 0o022:
+        return f"{what} {path} is writable by group or others (mode {st.st_mode & 0o777:o}): refused; " \
+               f"run `chmod go-w {path}`"
+    return None
+
+
+def untrusted(home: str) -> str | None:
+    """Why ``home`` cannot be trusted (one line), or None. A missing home is fine: we create it.
+
+    The home itself may be a symlink (followed: the target must be the user's); the directories
+    inside it are checked without following, as ``open_dir`` walks them.
+    """
+    try:
+        st = os.stat(home)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"JEVLIN_HOME {home} cannot be read ({exc.strerror})"
+    if not (st.st_mode & 0o170000) == 0o040000:
+        return f"JEVLIN_HOME {home} is not a directory"
+    why = _refusal(home, st, "JEVLIN_HOME")
+    if why:
+        return why
+    for part in GUARDED:
+        path = os.path.join(home, part)
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            return f"{path} cannot be read ({exc.strerror})"
+        if (st.st_mode & 0o170000) != 0o040000:
+            return f"{path} is not a plain directory (a symlink or a file): refused"
+        why = _refusal(path, st, "directory")
+        if why:
+            return why
+    return None
+
+
 class UnsafePath(OSError):
     """A path component inside the home is a symlink or not a directory."""
 

@@ -22,21 +22,56 @@ SCHEMA_VERSION = 1
 SUBDIRS = ("tmp", "new", "cur", "quarantine", "held")
 
 
-class SpoolFull(OSError):
+class NotQueued(OSError):
+    """Records a hook could not queue (counted in ``state/dropped``, shown by ``status``)."""
+
+
+class SpoolFull(NotQueued):
     """The daemon flagged the spool as over its size cap: new records are not queued."""
 
 
+DROPPED = "dropped"
+_WIDTH = 20  # the count is rewritten in place, fixed width: no new block needed on a full disk
+
+
+def prepare_counter(home: str) -> None:
+    """Create ``state/dropped`` while there is room, so counting later needs no new space."""
+    try:
+        sfd = paths.open_dir(home, "state")
+    except OSError:
+        return
+    try:
+        fd = os.open(DROPPED, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, paths.FILE_MODE, dir_fd=sfd)
+    except OSError:
+        return  # there already (or no room now: counting will try again)
+    finally:
+        os.close(sfd)
+    try:
+        os.write(fd, b"0" * _WIDTH + b"\n")
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
 def _count_dropped(home: str, n: int) -> None:
+    import fcntl
+
     try:
         sfd = paths.open_dir(home, "state")
         try:
-            try:
-                prev = int(paths.read_bytes(sfd, "dropped", limit=64).strip() or 0)
-            except (OSError, ValueError):
-                prev = 0
-            paths.write_atomic(sfd, "dropped", f"{prev + n}\n".encode())
+            fd = os.open(DROPPED, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, paths.FILE_MODE, dir_fd=sfd)
         finally:
             os.close(sfd)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                prev = int(os.pread(fd, 64, 0).strip() or 0)
+            except ValueError:
+                prev = 0
+            os.pwrite(fd, str(prev + n).zfill(_WIDTH).encode() + b"\n", 0)
+        finally:
+            os.close(fd)
     except OSError:
         pass
 
@@ -50,6 +85,11 @@ def record_name() -> str:
     return f"{time.time_ns():020d}.{os.getpid()}.{os.urandom(4).hex()}.json"
 
 
+def _why(exc: OSError) -> str:
+    where = f": spool/{exc.filename}" if isinstance(exc.filename, str) and "/" not in exc.filename else ""
+    return f"{exc.strerror or type(exc).__name__}{where}"
+
+
 def enqueue(home: str, records: list[dict[str, Any]]) -> list[str]:
     """Queue records durably; returns the names written to ``new/``."""
     if not records:
@@ -57,9 +97,17 @@ def enqueue(home: str, records: list[dict[str, Any]]) -> list[str]:
     if os.path.exists(os.path.join(home, "state", "spool_full")):
         _count_dropped(home, len(records))
         raise SpoolFull(f"spool full ([spool] max_mb): {len(records)} record(s) not queued")
-    tfd = paths.open_dir(home, "spool", "tmp")
-    nfd = paths.open_dir(home, "spool", "new")
-    names = []
+    names: list[str] = []
+    try:
+        tfd = paths.open_dir(home, "spool", "tmp")
+        try:
+            nfd = paths.open_dir(home, "spool", "new")
+        except BaseException:
+            os.close(tfd)
+            raise
+    except OSError as exc:
+        _count_dropped(home, len(records))
+        raise NotQueued(exc.errno, f"{len(records)} record(s) not queued ({_why(exc)})") from None
     try:
         for rec in records:
             rec.setdefault("v", SCHEMA_VERSION)
@@ -73,6 +121,9 @@ def enqueue(home: str, records: list[dict[str, Any]]) -> list[str]:
                 raise
             names.append(name)
         os.fsync(nfd)  # make the renames themselves durable
+    except OSError as exc:  # a full disk, an I/O error: what was not written is counted
+        _count_dropped(home, len(records) - len(names))
+        raise NotQueued(exc.errno, f"{len(records) - len(names)} record(s) not queued ({_why(exc)})") from None
     finally:
         os.close(tfd)
         os.close(nfd)

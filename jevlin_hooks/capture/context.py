@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+UNUSABLE = "settings unusable, so tracing is off; `jevlin-hooks status` says why"
+
+
 def _choose_call(state: dict[str, Any], agent_id: str | None, call_id: str | None) -> dict[str, Any] | None:
     pending = list(state.get("pending", {}).values())
     if call_id:
@@ -65,6 +68,54 @@ def _from_state(
     return out
 
 
+def _argv(pid: int) -> list[str]:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            raw = f.read(1 << 20)
+    except OSError:
+        return []
+    return raw.decode("utf-8", "surrogateescape").split("\0")[:-1] if raw else []
+
+
+def _runs(argv: list[str], command: str) -> bool:
+    """Is ``argv`` exactly ``command``: ``sh -c <command>``, or the command's own words (its
+    program as a path, or behind the interpreter of a script: ``python3 /usr/bin/jevlin ...``)?"""
+    if not argv or not command:
+        return False
+    if argv[-1] == command and len(argv) >= 2:
+        return True
+    from jevlin_hooks.capture import searchmatch
+
+    commands = searchmatch.simple_commands(command)
+    if len(commands) != 1:
+        return False
+    words = commands[0]
+    k = len(words)
+    if len(argv) < k or argv[len(argv) - k + 1:] != words[1:]:
+        return False
+    return argv[len(argv) - k].rsplit("/", 1)[-1] == words[0].rsplit("/", 1)[-1]
+
+
+def _belongs(state: dict[str, Any]) -> bool:
+    """May this process take the workspace's lineage? Only a descendant of the agent that wrote
+    it, or (a harness whose shell tool does not descend from the process that runs its hooks,
+    such as Cursor) the process running exactly a pending call's command. Anything else (the
+    user's own terminal, another agent in the same directory) gets its per-shell identity."""
+    chain = [os.getpid(), *procinfo.ancestors()]
+    pid = state.get("agent_pid")
+    if isinstance(pid, int) and pid in chain and procinfo.start_time(pid) == state.get("agent_pid_start"):
+        return True
+    commands = [p.get("command") for p in (state.get("pending") or {}).values() if isinstance(p, dict)]
+    commands = [c for c in commands if isinstance(c, str) and c]
+    if not commands:
+        return False
+    for pid in chain[:8]:
+        argv = _argv(pid)
+        if any(_runs(argv, c) for c in commands):
+            return True
+    return False
+
+
 def resolve_raw(home: str, env: Mapping[str, str] | None = None, cwd: str | None = None) -> dict[str, Any]:
     env = os.environ if env is None else env
     from jevlin_hooks.capture import harness as harnesses
@@ -95,7 +146,7 @@ def resolve_raw(home: str, env: Mapping[str, str] | None = None, cwd: str | None
         if idx:
             state = lineage.read(home, idx.get("lineage", ""))
             if state is not None and state.get("cwd") and os.path.normpath(state["cwd"]) == os.path.normpath(here) \
-                    and state.get("status") != "ended":
+                    and state.get("status") != "ended" and _belongs(state):
                 return _from_state(state, "workspace")
     leader = os.getsid(0)
     return {
@@ -114,10 +165,10 @@ def resolve(home: str, env: Mapping[str, str] | None = None, cwd: str | None = N
     """The trace fields a search sends in-band: ids hashed with the local key."""
     from jevlin_hooks.base import config
 
-    try:
-        cfg = config.load(home, use_cache=True)
-    except (config.ConfigError, OSError):
-        cfg = config.defaults()
+    cfg, _ = config.settings(home)
+    if cfg is None:  # fail closed: a config we cannot use means tracing is off
+        # a fixed text: this answer may travel with the search, and the reason names local paths
+        return {"trace": "off", "error": UNUSABLE}
     if not config.trace_on(cfg):
         return {"trace": "off"}
     raw = resolve_raw(home, env, cwd)

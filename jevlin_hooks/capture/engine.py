@@ -128,7 +128,7 @@ def _compaction_step(state: State, ev: Event) -> bool:
 
     Compaction events: PreCompact, PostCompact, SessionStart(compact), and Claude's own
     compaction subagent (SubagentStop with agent_type "") inside an open compaction. Any
-    other event ends an open compaction.
+    other event ends its own thread's open compaction.
     """
     kind = ev["kind"]
     if kind == "session_start" and ev.get("source") == "compact":
@@ -140,7 +140,7 @@ def _compaction_step(state: State, ev: Event) -> bool:
     if kind == "subagent_stop" and state.get("compact") is not None and not ev.get("agent_type"):
         return True
     if kind not in ("other", "agent_response"):
-        _end_compaction(state)
+        _end_compaction(state, ev)
     return False
 
 
@@ -157,10 +157,16 @@ def _compaction(state: State, ev: Event, name: str) -> None:
     # the same event name twice inside one open compaction is a duplicate delivery
 
 
-def _end_compaction(state: State) -> None:
-    state["compact"] = None
-    for a in state["agents"].values():
-        a["compact"] = None
+def _end_compaction(state: State, ev: Event) -> None:
+    """An event of a thread ends that thread's compaction, and only that one: a background
+    subagent's tool call landing between PreCompact and SessionStart(compact) must not make
+    the root's compaction count twice (the window went 0 -> 2)."""
+    if ev.get("agent_id"):
+        agent = state["agents"].get(ev["agent_id"])
+        if agent is not None:
+            agent["compact"] = None
+    else:
+        state["compact"] = None
 
 
 # --- handlers, one per event kind --------------------------------------------------------

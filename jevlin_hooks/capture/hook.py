@@ -55,6 +55,16 @@ def _agent_pid() -> int | None:
     return pid
 
 
+def _log_reason(home: str, why: str, log_it: bool) -> None:
+    """The one line saying why settings cannot be used, in hook.log once: a config error is new
+    once per version of the file (cached); an environment one is remembered by the log."""
+    if not log_it:
+        return
+    from jevlin_hooks.base import log
+
+    (log.write_once if why.startswith("JEVLIN_TRACE") else log.write)(home, "hook.log", why)
+
+
 def handle(harness: str, payload: Any, home: str) -> list[str]:
     """Process one event; returns what to print on stdout (the harness's neutral answer)."""
     from jevlin_hooks.base import config
@@ -62,13 +72,10 @@ def handle(harness: str, payload: Any, home: str) -> list[str]:
 
     mod = harnesses.get(harness)
     answer: list[str] = mod.answer(payload)
-    try:
-        cfg = config.load(home)
-    except (config.ConfigError, OSError) as exc:
-        from jevlin_hooks.base import log
-
-        log.write(home, "hook.log", f"{harness}: config unusable ({type(exc).__name__}); using defaults")
-        cfg = config.defaults()
+    cfg, why, log_it = config.check(home)
+    if cfg is None:  # fail closed: nothing is queued; the reason is logged once
+        _log_reason(home, why, log_it)
+        return answer
     if not config.trace_on(cfg):
         return answer
     now = time.time()
@@ -80,6 +87,9 @@ def handle(harness: str, payload: Any, home: str) -> list[str]:
 
         try:  # created here, outside any sandbox, so a sandboxed search can read it
             ids.load_key(home, create=True)
+            from jevlin_hooks.base import spool
+
+            spool.prepare_counter(home)
         except OSError as exc:
             from jevlin_hooks.base import log
 
@@ -174,13 +184,14 @@ def serve(harness: str, home: str) -> None:
         fcntl.fcntl(0, F_SETPIPE_SZ, 1 << 20)
     except OSError:
         pass
-    try:
-        cfg = config.load(home)
-    except (config.ConfigError, OSError):
-        cfg = config.defaults()
-    tail = _tail_dir(home)
+    # Fail closed: with settings we cannot use no call is a search (the agent waits for none),
+    # and each line's handle() records nothing; a refused home gets no tail file either.
+    cfg, why, log_it = config.check(home)
+    if cfg is None:
+        _log_reason(home, why, log_it)
+    tail = _tail_dir(home) if paths.untrusted(home) is None else None
     name = f"{os.getpid()}.jsonl"
-    hello: dict[str, Any] = {"search": cfg.get("search", {})}
+    hello: dict[str, Any] = {"search": cfg.get("search", {}) if cfg else {}}
     if tail is not None:
         hello["tail"] = os.path.join(home, "sessions", TAIL_DIR, name)
     _say(hello)
@@ -321,7 +332,8 @@ def main(harness: str, argv: list[str] | None = None) -> None:
         try:
             from jevlin_hooks.base import log
 
-            log.write(home, "hook.log", f"{harness}: {log.describe(exc)}")
+            if paths.untrusted(home) is None:  # never write into a home we refused
+                log.write(home, "hook.log", f"{harness}: {log.describe(exc)}")
         except BaseException:  # noqa: BLE001
             pass
     try:

@@ -44,13 +44,13 @@ def update(home: str, harness: str, session_id: str, transition: Transition) -> 
     try:
         lfd = lock(dfd, name + ".lock")
         try:
-            state = _read(dfd, name + ".json")
+            state = _read(dfd, name + ".json", home)
             was_open = may_be_open(state)  # before the transition, which may change state in place
             new, records = transition(state)
             if records:
-                try:
-                    spool.enqueue(home, records)
-                except spool.SpoolFull as exc:  # lineage still moves on; the drop is counted
+                try:  # text is text: a lone surrogate must not make a record unsendable
+                    spool.enqueue(home, [fastjson.valid(r) for r in records])
+                except spool.NotQueued as exc:  # lineage still moves on; the drop is counted
                     from jevlin_hooks.base import log
 
                     log.write(home, "hook.log", f"{harness}: {exc}")
@@ -130,7 +130,7 @@ def open_names(home: str) -> list[str]:
         return []
 
 
-def _read(dfd: int, name: str) -> dict[str, Any] | None:
+def _read(dfd: int, name: str, home: str = "") -> dict[str, Any] | None:
     try:
         data = paths.read_bytes(dfd, name)
     except FileNotFoundError:
@@ -140,14 +140,26 @@ def _read(dfd: int, name: str) -> dict[str, Any] | None:
     except ValueError:
         state = None
     if not isinstance(state, dict) or state.get("v") != 1:
-        # Unreadable (should not happen: writes are atomic). Keep it for inspection and start
-        # over rather than fail every later event of the session.
-        try:
-            os.rename(name, name + ".corrupt", src_dir_fd=dfd, dst_dir_fd=dfd)
-        except OSError:
-            pass
+        set_aside(dfd, name, home)
         return None
     return state
+
+
+def set_aside(dfd: int, name: str, home: str) -> None:
+    """A file we cannot read (a disk that filled mid-write, a hand edit): renamed to
+    ``<name>.broken-<time>`` for inspection and logged once (the rename is the once), so the
+    session starts fresh instead of failing every later event."""
+    import time
+
+    aside = f"{name}.broken-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{os.urandom(2).hex()}"
+    try:
+        os.rename(name, aside, src_dir_fd=dfd, dst_dir_fd=dfd)
+    except OSError:
+        return
+    if home:
+        from jevlin_hooks.base import log
+
+        log.write(home, "hook.log", f"unreadable state set aside as sessions/{aside}; starting fresh")
 
 
 def read(home: str, name: str) -> dict[str, Any] | None:

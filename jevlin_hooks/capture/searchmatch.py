@@ -22,12 +22,27 @@ _QUERY_KEYS = ("query", "q", "search_query", "search", "queries", "keywords", "p
 
 
 def simple_commands(line: str) -> list[list[str]]:
-    """Split a shell line into simple commands, each a list of unquoted words."""
+    """Split a shell line into simple commands, each a list of unquoted words.
+
+    Redirections are not words: ``2>&1``, ``2>/dev/null``, ``> out.txt``, ``&>log``, ``<in``
+    (operator, its fd number and its target) are left out, as the shell leaves them out of
+    the command's arguments.
+    """
     commands: list[list[str]] = []
     words: list[str] = []
     word: list[str] = []
     in_word = False
+    drop = False  # the next word is a redirection's target
     quote = ""
+
+    def end_word() -> None:
+        nonlocal word, in_word, drop
+        if in_word:
+            if not drop:
+                words.append("".join(word))
+            drop = False
+        word, in_word = [], False
+
     i = 0
     n = len(line)
     while i < n:
@@ -54,17 +69,29 @@ def simple_commands(line: str) -> list[list[str]]:
             quote = c
             in_word = True
         elif c in " \t\r":
-            if in_word:
-                words.append("".join(word))
-                word, in_word = [], False
+            end_word()
+        elif c in "<>" or (c == "&" and line[i + 1:i + 2] == ">"):
+            if in_word and not drop and word and all("0" <= ch <= "9" for ch in word):
+                word, in_word = [], False  # `2>`: the fd number belongs to the operator
+            else:
+                end_word()
+            if c == "&":
+                i += 1
+            while i + 1 < n and line[i + 1] in "<>":
+                i += 1
+            if i + 1 < n and line[i + 1] in "&|":
+                i += 1  # >& <& >|: the target is an fd, `-` or a file
+            drop = True
         elif c in _SEPARATORS:
             if in_word:
                 w = "".join(word)
                 if not (c == "(" and w.endswith("$")):
-                    words.append(w)
-                elif w[:-1]:
-                    words.append(w[:-1])
-                word, in_word = [], False
+                    end_word()
+                else:
+                    word = list(w[:-1])
+                    in_word = bool(word)
+                    end_word()
+            drop = False
             if words:
                 commands.append(words)
             words = []
@@ -72,8 +99,7 @@ def simple_commands(line: str) -> list[list[str]]:
             word.append(c)
             in_word = True
         i += 1
-    if in_word:
-        words.append("".join(word))
+    end_word()
     if words:
         commands.append(words)
     return commands
@@ -125,8 +151,9 @@ def match_shell(command: str, prefixes: list[str]) -> str | None:
             if len(words) >= len(parts) and _word_matches(words[0], parts[0]) and all(
                 words[k] == parts[k] for k in range(1, len(parts))
             ):
-                rest = [w for w in words[len(parts):] if not w.startswith("-")]
-                return " ".join(rest)
+                # flags stay, with their values: the scrubber must see `--token X` to know
+                # that X is a secret (dropping the flag shipped X in clear)
+                return " ".join(words[len(parts):])
     return None
 
 

@@ -25,9 +25,13 @@ HISTORY_LIMIT = 32 * 1024
 def lines_backwards(path: str, max_bytes: int = MAX_SCAN, where: dict[str, int] | None = None) -> Iterator[bytes]:
     """Complete lines from the end of ``path``, newest first, at most ``max_bytes`` read.
 
-    ``where``, when given, receives ``end`` (the offset just past the last complete line, or -1
-    when the newest block holds no line end) and ``read`` (bytes read so far)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    Only a regular file is read: a FIFO, device, socket or directory raises OSError. The open
+    itself must not block (O_NONBLOCK: opening a FIFO waits for a writer, forever), and the
+    type is checked on the opened fd (fstat), not the name. ``where``, when given, receives
+    ``end`` (the offset just past the last complete line, or -1 when the newest block holds no
+    line end) and ``read`` (bytes read so far).
+    """
+    fd = open_regular(path)
     try:
         pos = os.lseek(fd, 0, os.SEEK_END)
         floor = max(0, pos - max_bytes)
@@ -59,6 +63,20 @@ def lines_backwards(path: str, max_bytes: int = MAX_SCAN, where: dict[str, int] 
         os.close(fd)
 
 
+def open_regular(path: str) -> int:
+    """An fd on ``path`` if it is a regular file; OSError otherwise, without ever blocking."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        os.close(fd)
+        raise
+    if (mode & 0o170000) != 0o100000:
+        os.close(fd)
+        raise OSError(22, "not a regular file", path)
+    return fd
+
+
 def _parse(line: bytes) -> dict[str, Any] | None:
     try:
         obj = fastjson.loads(line.decode("utf-8", "replace"))
@@ -84,10 +102,10 @@ def _is_prompt(entry: dict[str, Any]) -> bool:
 
 
 def _clip(texts: list[str]) -> str:
-    text = "\n\n".join(t for t in texts if t)
-    raw = text.encode("utf-8")
+    joined = fastjson.valid_text("\n\n".join(t for t in texts if t))
+    raw = joined.encode("utf-8")
     if len(raw) <= HISTORY_LIMIT:
-        return text
+        return joined
     return raw[-HISTORY_LIMIT:].decode("utf-8", "ignore")
 
 
@@ -196,7 +214,7 @@ class HistoryPoll:
     def _forward(self) -> str | None:
         needle = self.call.encode("utf-8")
         try:
-            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            fd = open_regular(self.path)
         except OSError:
             return None
         try:

@@ -10,7 +10,7 @@ import sys
 import time
 from typing import Any
 
-from jevlin_hooks.base import paths, spool
+from jevlin_hooks.base import config, paths, spool
 from jevlin_hooks.ship import daemon_state as status_file
 
 # from paths, not from service: `status` must not import the daemon (and its scrubbing engine)
@@ -137,7 +137,8 @@ def status_lines(home: str) -> list[str]:
     st = status_file.load(home)
     pid = running_pid(home)
     state = f"running (pid {pid})" if pid else "not running"
-    lines = [f"daemon    {state}   sink: {st.get('sink', '-')}"]
+    # a stopped daemon's last sink is history, not a setting: only a running one's is shown
+    lines = [f"daemon    {state}   sink: {st.get('sink', '-') if pid else '-'}"]
     if not pid:
         lines[0] += "   (start: jevlin-hooks daemon start)"
     new, cur, quar = (spool.count(home, d) for d in ("new", "cur", "quarantine"))
@@ -158,13 +159,15 @@ def status_lines(home: str) -> list[str]:
         lines.append(f"next retry in {st['next_retry'] - time.time():.0f}s")
     if st.get("last_note"):
         lines.append(f"note      {st['last_note']}")
-    if st.get("config_error"):
-        lines.append(f"config    {st['config_error']}")
+    _, why = config.settings(home, use_cache=False)
+    if why:  # the one line hooks, daemon, status and doctor all give
+        lines.append(f"config    {why}")
     if os.path.exists(os.path.join(home, "state", "spool_full")):
         lines.append("SPOOL FULL: hooks are not queueing new records ([spool] max_mb); see logs/hook.log")
     dropped = _dropped(home)
     if dropped:
-        lines.append(f"dropped   {dropped} record(s) not queued because the spool was full")
+        lines.append(f"dropped   {dropped} record(s) a hook could not queue (spool full or disk error); "
+                     "see logs/hook.log")
     return lines
 
 

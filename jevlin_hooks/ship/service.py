@@ -76,6 +76,10 @@ class Daemon:
 
     def run(self) -> int:
         os.umask(0o077)
+        refused = paths.untrusted(self.home)
+        if refused:  # not ours: nothing read from it, nothing written into it
+            print(f"jevlin-hooks daemon: {refused}", file=sys.stderr)
+            return 1
         try:
             lock = acquire_lock(self.home)
         except Exception as exc:  # noqa: BLE001 - an unusable home: say so where the user looks
@@ -225,17 +229,18 @@ class Daemon:
     # --- the loop --------------------------------------------------------------------------
 
     def _reload(self) -> None:
-        try:
-            self.cfg = config.load(self.home)
-            self.config_problem = None
-            self.st.pop("config_error", None)
-        except (config.ConfigError, OSError) as exc:
-            # Fail closed: a config we cannot read may say trace = "off". Hold as for "off".
-            why = f"{os.path.join(self.home, 'config.toml')}: {_one_line(exc)}"
+        # Fail closed: the one function hooks, status and doctor ask too. A config we cannot
+        # use may say trace = "off": hold as for "off", with the same one-line reason.
+        cfg, why = config.settings(self.home)
+        if cfg is None:
             self.config_problem = why
             self.st["config_error"] = why
-            self.cfg = config.defaults()
+            self.st["sink"] = "-"
+            self.cfg = dict(config.defaults(), trace="off")  # only the loop's timings are used
             return
+        self.cfg = cfg
+        self.config_problem = None
+        self.st.pop("config_error", None)
         ship = self.cfg["ship"]
         key = (ship["sink"], ship["endpoint"], ship["api_key"], os.environ.get("JEVLIN_API_KEY"),
                tuple(sorted((ship.get("headers") or {}).items())))
@@ -325,12 +330,11 @@ class Daemon:
         if self.acker is not None:
             self.acker.flush()  # what was delivered is deleted, not held
         held = spool.hold_all(self.home)
-        reason = f"config unusable: {why}" if why else "trace is off"
+        reason = why or "trace is off"
         if held:
             log.write(self.home, "daemon.log", f"{reason}: moved {held} queued record(s) to spool/held")
-        if why:
-            self._problem("held", f"config unusable: {why}; nothing is sent, queued records wait in spool/held "
-                                  "(fix config.toml, then `jevlin-hooks spool release-held`)", "config")
+        if why:  # config.settings' one line, as status and doctor give it
+            self._problem("held", f"{why} (then `jevlin-hooks spool release-held`)", "config")
         else:
             self._clear_problem("config")
         self.st["trace"] = "off"

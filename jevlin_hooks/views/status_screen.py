@@ -8,6 +8,7 @@ import time
 
 from jevlin_hooks.base import config, log, paths
 from jevlin_hooks.capture import lineage
+from jevlin_hooks.views import term
 
 
 def _age(seconds: float) -> str:
@@ -38,15 +39,16 @@ def _kept(home: str) -> list[tuple[float, str]]:
 
 def lines(home: str) -> list[str]:
     out = [f"home      {home}"]
-    try:
-        cfg = config.load(home, use_cache=False)
-        cfg_note = ""
-    except config.ConfigError as exc:
-        cfg = config.defaults()
-        cfg_note = f"  (config.toml unusable: {exc}; using defaults)"
-    trace = "on" if config.trace_on(cfg) else "off"
-    out.append(f"trace     {trace}   sink: {cfg['ship']['sink']}   turn_end: "
-               f"{'on' if cfg['miner']['turn_end'] else 'off'}{cfg_note}")
+    cfg, why = config.settings(home, use_cache=False)
+    if cfg is None:  # the same effective settings the hooks and the daemon use: off
+        out.append("trace     off   sink: -   turn_end: -   (see the config line below)")
+        if paths.untrusted(home):  # read nothing from a home we refuse
+            out.append(f"config    {why}")
+            return out
+    else:
+        trace = "on" if config.trace_on(cfg) else "off"
+        out.append(f"trace     {trace}   sink: {cfg['ship']['sink']}   turn_end: "
+                   f"{'on' if cfg['miner']['turn_end'] else 'off'}")
     # Names and mtimes only (no file read): with a year of sessions, reading every lineage file
     # to print five cost seconds and hundreds of MB. Only the five printed are read.
     kept = _kept(home)
@@ -77,7 +79,7 @@ def lines(home: str) -> list[str]:
 def main() -> int:
     home = paths.home()
     if not os.path.isdir(home):
-        print(f"home      {home} (not created yet: no hook has run)")
+        print(term.inert(f"home      {home} (not created yet: no hook has run)"))
         return 0
-    print("\n".join(lines(home)))
+    print(term.inert("\n".join(lines(home))))  # log lines and records never drive the terminal
     return 0

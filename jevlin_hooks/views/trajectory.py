@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from jevlin_hooks.views.term import inert
+
 UNFINISHED = ("abandoned",)
 BAD_SEARCH = ("error", "interrupted", "abandoned", "cancelled")
 
@@ -249,7 +251,7 @@ def render_rows(table: list[dict[str, Any]]) -> str:
         lines.append(f"{r['thread'][:12]:<12} {r['harness']:<11} {r['turns']:>5} {r['searches']:>4} {r['windows']:>3} "
                      f"{_dur(r['duration_s']):>6} {tok:>11} {r['last_active'][:16].replace('T', ' '):<16}")
         lines.append(f"  {_clip(r['first_asked'] or '(turn ends are off: no prompt recorded)', 74)}{flag}")
-    return "\n".join(lines)
+    return inert("\n".join(lines))  # recorded text never drives the terminal
 
 
 # --- `thread` -----------------------------------------------------------------------------------
@@ -274,7 +276,7 @@ def render_text(th: Thread, width: int = 80, turn_end_hint: str = TURN_END_HINT)
     _render_turns(th, out, "", width, textwrap)
     if not any(t.end for t in th.turns):
         out.append(f"({turn_end_hint})")
-    return "\n".join(out)
+    return inert("\n".join(out))  # recorded text never drives the terminal
 
 
 def _wrap(textwrap: Any, text: str, prefix: str, width: int, limit: int = 6) -> list[str]:

@@ -23,6 +23,8 @@ lineage was lost, and a compaction whose event never reached us still counts.
 
 from __future__ import annotations
 
+import os
+
 from jevlin_hooks.capture import searchmatch
 
 TYPE_CHECKING = False
@@ -215,9 +217,10 @@ def enrich(ev: dict[str, Any], cfg: dict[str, Any]) -> None:
 
 def read_header(path: str) -> dict[str, Any] | None:
     from jevlin_hooks.base import fastjson
+    from jevlin_hooks.capture.transcript import open_regular
 
     try:
-        with open(path, "rb") as f:
+        with os.fdopen(open_regular(path), "rb") as f:  # regular files only: a FIFO never blocks us
             line = f.readline(HEADER_LIMIT)
         value = fastjson.loads(line)
     except (OSError, ValueError):
@@ -228,8 +231,9 @@ def read_header(path: str) -> dict[str, Any] | None:
 def _entries(path: str, size: int = SESSION_FILE_LIMIT) -> Any:
     """The entries in the first ``size`` bytes of a session file (whole lines only)."""
     from jevlin_hooks.base import fastjson
+    from jevlin_hooks.capture.transcript import open_regular
 
-    with open(path, "rb") as f:
+    with os.fdopen(open_regular(path), "rb") as f:  # regular files only: a FIFO never blocks us
         read = 0
         for line in f:
             read += len(line)
