@@ -137,7 +137,8 @@ def main() -> None:
     with open(os.path.join(home, "config.toml"), "w") as f:
         f.write('[search]\nshell_commands = ["jevlin search"]\n[daemon]\nautostart = false\n')
     transcript = os.path.join(tmp, "t.jsonl")
-    with open(os.path.join(replay.data_dir(), "transcripts", "compact-session.jsonl"), "rb") as f:
+    (compacted,) = replay.session_files("compact").values()  # the captured session after its /compact
+    with open(compacted, "rb") as f:
         base_transcript = f.read()
     with open(transcript, "wb") as f:
         f.write(base_transcript)

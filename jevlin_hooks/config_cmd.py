@@ -17,6 +17,12 @@ from jevlin_hooks.base import config, paths
 SECRET_KEYS = {("ship", "api_key"), ("ship", "headers")}
 # environment variable -> the setting it provides, when the config file does not set it
 ENV_KEYS = {"JEVLIN_TRACE": ("trace",), "JEVLIN_API_KEY": ("ship", "api_key")}
+# the OpenTelemetry exporter's standard variables, read by the otlp sink for what the file leaves empty
+OTEL_KEYS = {
+    ("ship", "endpoint"): ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"),
+    ("ship", "headers"): ("OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_HEADERS"),
+    ("ship", "otlp_protocol"): ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"),
+}
 
 
 def example_text() -> str:
@@ -54,6 +60,12 @@ def _flatten(cfg: dict[str, Any]) -> list[tuple[tuple[str, ...], Any]]:
 def _value(key: tuple[str, ...], value: Any) -> str:
     import json
 
+    if key == ("ship", "endpoint") and isinstance(value, str) and "@" in value:
+        from urllib.parse import urlsplit, urlunsplit
+
+        u = urlsplit(value)  # never print a user:password@ in a URL
+        host = (u.hostname or "") + (f":{u.port}" if u.port else "")
+        value = urlunsplit((u.scheme, host, u.path, u.query, u.fragment))
     if key in SECRET_KEYS:
         if isinstance(value, dict):
             return f"({len(value)} header(s), values not shown)" if value else "{}"
@@ -70,11 +82,16 @@ def show(home: str) -> int:
         return 1
     in_file = _user_keys(path) if os.path.exists(path) else set()
     env_set = {key: var for var, key in ENV_KEYS.items() if os.environ.get(var)}
+    if cfg["ship"]["sink"] == "otlp":
+        for key, names in OTEL_KEYS.items():
+            var = next((n for n in names if os.environ.get(n, "").strip()), None)
+            if var and not cfg["ship"].get(key[1]):
+                env_set[key] = var
     for key, value in _flatten(cfg):
         name = ".".join(key) if len(key) == 1 else f"{key[0]}.{key[1]}"
         if key in env_set and (key == ("trace",) or key not in in_file):
             source = f"environment ({env_set[key]})"
-            if key == ("ship", "api_key"):
+            if key != ("trace",):
                 value = os.environ[env_set[key]]
         elif key in in_file:
             source = "file"

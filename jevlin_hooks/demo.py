@@ -1,24 +1,31 @@
 """``jevlin-hooks demo``: real sessions through the whole path, in a scratch home.
 
-Claude Code 2.1.328 and Codex 0.169.0 sessions, captured from the real programs (hook payloads
-and transcripts, bundled in the package), go through the real hook entry point (one process per
-event, as the agents run it) -> the queue -> the daemon, drained once, scrubbing and hashing ->
-the local SQLite store -> the trajectory views. The captured sessions' "search" is a probe
-script standing in for ``jevlin search``, so the demo's config counts that script as a search.
+A developer's day with Claude Code 2.1.328 and Codex 0.169.0, captured from the real programs
+by tools/capture_demo.py (hook payloads, transcripts and rollouts, bundled in the package), goes
+through the real hook entry point (one process per event, as the agents run it) -> the queue ->
+the daemon, drained once, scrubbing and hashing -> the local SQLite store -> the trajectory views.
+The searches are ``jevlin search "..."`` commands, counted by the default config.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 import tempfile
 import time
+from typing import Any
 
 from jevlin_hooks import replay
 from jevlin_hooks.base import spool
+from jevlin_hooks.capture import lineage
+from jevlin_hooks.privacy import ids
 from jevlin_hooks.views import trajectory, trajectory_html
 
-CLAUDE = ("basic", "resume", "compact", "subagent", "autocompact", "failures", "interrupt", "apierror")
-CODEX = ("basic", "resume", "compact", "subagent", "interrupt", "failures")
+# The day's runs in the order they were captured (tools/capture_demo.py).
+CLAUDE = ("basic", "resume", "compact", "aftercompact", "fork", "autocompact", "subagent", "subagent_fg",
+          "failures", "apierror", "interrupt")
+CODEX = ("basic", "resume", "failures", "compact", "subagent", "interrupt")
 DEMO_CONFIG = """\
 trace = "on"
 [miner]
@@ -26,7 +33,7 @@ turn_end = true
 [ship]
 sink = "local"
 [search]
-shell_commands = ["jevlin search", "/opt/probe/tool_probe.sh"]
+shell_commands = ["jevlin search"]
 [daemon]
 autostart = false
 """
@@ -57,7 +64,11 @@ def main() -> int:
     Daemon(home, once=True).run()
     daemon_took = time.monotonic() - t1
     left = spool.count(home, "new") + spool.count(home, "cur")
-    print(f"1. hooks: {n} real hook events ({len(CLAUDE)} Claude Code 2.1.328 and {len(CODEX)} Codex 0.169.0 "
+    runs = len(CLAUDE) + len(CODEX)
+    sessions = _sessions()
+    known = len(lineage.list_names(home))
+    print(f"1. hooks: {n} real hook events from {runs} runs of the agents ({len(CLAUDE)} of Claude Code 2.1.328, "
+          f"{len(CODEX)} of Codex 0.169.0; a run that resumes a session continues it, so {len(sessions)} "
           f"sessions) through {replay.ENTRY}, one process each, in {hooks_took:.1f}s; every hook exited 0 and "
           f"printed nothing")
     print(f"2. queue: {queued} records in {os.path.join(home, 'spool')}")
@@ -66,6 +77,17 @@ def main() -> int:
     threads = trajectory.build(trajectory.load_records(home))
     print("\n$ jevlin-hooks threads")
     print(trajectory.render_rows(trajectory.rows(threads)))
+    key = ids.load_key(home, create=False)
+    shown = {t.id for t in trajectory.roots(threads)}
+    quiet = [(h, prompt) for (h, sid), prompt in sessions.items() if ids.hash_id(sid, key) not in shown]
+    import textwrap
+
+    print()
+    print(textwrap.fill(f"{len(sessions)} sessions ran (`status` says {known} known). A thread is made of search "
+                        f"records, so `threads` lists the {len(shown)} that searched; the other {len(quiet)} "
+                        f"searched nothing:", 80))
+    for h, prompt in quiet:
+        print(f"  {h:<11} {_clip(prompt, 66)}")
     # the richest thread: the one with the most turns, then searches
     best = max(trajectory.roots(threads), key=lambda t: (len(t.turns), len(t.all_searches())))
     print(f"\n$ jevlin-hooks thread {best.id[:8]}")
@@ -90,5 +112,43 @@ def main() -> int:
     print(f"\nHTML: {page}")
     if sub is not None:
         print(f"      {sub_page} (a thread with a subagent)")
-    print(f"Explore: JEVLIN_HOME={home} jevlin-hooks threads | thread ID | summarize ID")
+    cli = _cli()
+    print(f"\nExplore the same store (from {os.getcwd()}):")
+    for args in ("threads", f"thread {best.id[:8]}", f"summarize {best.id[:8]}", "status"):
+        print(f"  JEVLIN_HOME={home} {cli} {args}")
     return 0
+
+
+def _sessions() -> dict[tuple[str, str], str]:
+    """(harness, session id) -> its first prompt, for every session the bundled runs made
+    (subagents are part of their parent's session)."""
+    out: dict[tuple[str, str], str] = {}
+    for harness, scenarios in (("claude-code", CLAUDE), ("codex", CODEX)):
+        for scenario in scenarios:
+            for _, p in replay.scenario_events(scenario, harness):
+                sid = p.get("session_id")
+                if not isinstance(sid, str) or p.get("agent_id"):
+                    continue
+                key = (harness, sid)
+                if not out.get(key) and isinstance(p.get("prompt"), str):
+                    out[key] = p["prompt"]
+                out.setdefault(key, "")
+    return out
+
+
+def _clip(text: str, n: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "\u2026"
+
+
+def _cli() -> str:
+    """The command that runs this very jevlin-hooks, as it can be typed here: its name if PATH
+    finds this one, else its path (relative when under the current directory)."""
+    mine = os.path.join(os.path.dirname(sys.executable), "jevlin-hooks")
+    if not os.path.exists(mine):
+        return f"{sys.executable} -m jevlin_hooks.cli"
+    found: Any = shutil.which("jevlin-hooks")
+    if found and os.path.realpath(found) == os.path.realpath(mine):
+        return "jevlin-hooks"
+    rel = os.path.relpath(mine)
+    return rel if not rel.startswith("..") else mine

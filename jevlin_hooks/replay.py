@@ -1,9 +1,9 @@
 """Feed captured harness events through the real hook entry point, as the harness does.
 
 Used by ``jevlin-hooks demo`` and by the tests: each event is one ``python -I -S entry.py``
-process with the payload on stdin, exactly what the installed hook command runs. Transcripts
-are laid down as they were when each event fired: the compacted session's transcript is cut
-after the turn that the replayed scenario ends with, so a turn's history is what it was then.
+process with the payload on stdin, exactly what the installed hook command runs. The
+scenario's transcripts (Claude Code) or rollouts (Codex) are laid down first, as they stood when
+the captured scenario ended, and the payloads are pointed at them.
 """
 
 from __future__ import annotations
@@ -17,14 +17,8 @@ from typing import Any
 
 ENTRY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "capture", "entry.py")
 
-# scenario -> (transcript file, how many finished turns it holds then; None = all of it)
-CLAUDE_TRANSCRIPTS: dict[str, tuple[str, int | None]] = {
-    "basic": ("compact-session.jsonl", 1),
-    "resume": ("compact-session.jsonl", 2),
-    "compact": ("compact-session.jsonl", None),
-    "subagent": ("subagent-session.jsonl", None),
-}
-SUBAGENT_TRANSCRIPTS = {"subagent": ("46b63523-cea3-410f-9fb7-a35b0f221dea", "a5394befcf3c9d979")}
+# Where each harness's captured session files are: Claude Code's transcripts, Codex's rollouts.
+SESSION_FILES = {"claude-code": "transcripts", "codex": "rollouts"}
 
 
 def data_dir(harness: str = "claude-code") -> str:
@@ -42,65 +36,30 @@ def scenario_events(scenario: str, harness: str = "claude-code") -> list[tuple[s
     return out
 
 
-def _cut(lines: list[bytes], turns: int | None) -> list[bytes]:
-    if turns is None:
-        return lines
-    seen = 0
-    for i, line in enumerate(lines):
-        if b'"subtype":"stop_hook_summary"' in line:
-            seen += 1
-            if seen == turns:
-                return lines[: i + 1]
-    return lines
+def session_files(scenario: str, harness: str = "claude-code") -> dict[str, str]:
+    """{path the program wrote the file at: bundled copy} for the scenario's transcripts (or
+    rollouts), as they stood when the scenario ended (tools/capture_demo.py)."""
+    d = os.path.join(data_dir(harness), SESSION_FILES.get(harness, "transcripts"), scenario)
+    try:
+        with open(os.path.join(d, "paths.json"), encoding="utf-8") as f:
+            written = json.load(f)
+    except FileNotFoundError:
+        return {}
+    return {original: os.path.join(d, name) for name, original in written.items()}
 
 
 def lay_transcripts(scenario: str, root: str, harness: str = "claude-code") -> dict[str, str]:
-    """Write the scenario's transcript(s) under ``root``; returns {original path: new path}."""
+    """Write the scenario's transcripts/rollouts under ``root`` (keeping their layout below the
+    capture's root, so a subagent's transcript stays beside its parent's); returns {original
+    path: new path}."""
     mapping: dict[str, str] = {}
-    os.makedirs(root, exist_ok=True)
-    if harness == "codex":
-        return _lay_rollout(scenario, root)
-    spec = CLAUDE_TRANSCRIPTS.get(scenario)
-    events = scenario_events(scenario)
-    if not events:
-        return mapping
-    original = events[0][1].get("transcript_path")
-    if not original:
-        return mapping
-    target = os.path.join(root, os.path.basename(original))
-    mapping[original] = target
-    tdir = os.path.join(data_dir(), "transcripts")
-    if spec is not None:
-        with open(os.path.join(tdir, spec[0]), "rb") as f:
-            lines = f.read().splitlines(keepends=True)
-        with open(target, "wb") as f:
-            f.writelines(_cut(lines, spec[1]))
-    if scenario in SUBAGENT_TRANSCRIPTS:
-        sid, aid = SUBAGENT_TRANSCRIPTS[scenario]
-        sub = os.path.join(root, sid, "subagents")
-        os.makedirs(sub, exist_ok=True)
-        src = os.path.join(tdir, f"subagent-agent-{aid}.jsonl")
-        with open(src, "rb") as f, open(os.path.join(sub, f"agent-{aid}.jsonl"), "wb") as g:
+    for original, bundled in session_files(scenario, harness).items():
+        target = os.path.join(root, original.lstrip("/"))
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(bundled, "rb") as f, open(target, "wb") as g:
             g.write(f.read())
-        orig_sub = os.path.join(os.path.dirname(original), sid, "subagents", f"agent-{aid}.jsonl")
-        mapping[orig_sub] = os.path.join(sub, f"agent-{aid}.jsonl")
+        mapping[original] = target
     return mapping
-
-
-# Codex scenario -> its captured rollout (read for token usage; Codex sends no history)
-CODEX_ROLLOUTS = {"compact": "compact-rollout.jsonl", "subagent": "subagent-parent-rollout.jsonl"}
-
-
-def _lay_rollout(scenario: str, root: str) -> dict[str, str]:
-    name = CODEX_ROLLOUTS.get(scenario)
-    events = scenario_events(scenario, "codex")
-    original = next((p.get("transcript_path") for _, p in events if p.get("transcript_path")), None)
-    if name is None or original is None:
-        return {}
-    target = os.path.join(root, os.path.basename(original))
-    with open(os.path.join(data_dir("codex"), "rollouts", name), "rb") as f, open(target, "wb") as g:
-        g.write(f.read())
-    return {original: target}
 
 
 def rewrite(payload: dict[str, Any], mapping: dict[str, str]) -> dict[str, Any]:

@@ -52,7 +52,8 @@ def home(tmp_path: Any) -> str:
 
 @pytest.fixture
 def probe_home(home: str) -> str:
-    """A home whose config counts the captures' probe script as a search command."""
+    """A home that writes turn ends and counts `jevlin search` (the bundled captures' searches) and
+    the probe script of older hand-made payloads as search commands."""
     with open(os.path.join(home, "config.toml"), "w") as f:
         f.write(PROBE_CONFIG)
     return home

@@ -42,8 +42,11 @@ def tool_results(body: dict[str, Any]) -> list[str]:
 
 
 class FakeAnthropic(LocalServer):
-    def __init__(self, decide: Decide, prefix: str = "e2e") -> None:
+    def __init__(self, decide: Decide, prefix: str = "e2e", usage: int | Callable[[int], int] = 100) -> None:
+        """``usage``: input tokens reported, or a function of the request number (from 1). A
+        ``{"type": "error", "status": N}`` block from ``decide`` answers with that HTTP error."""
         self.decide = decide
+        self.usage = usage
         self.prefix = prefix
         self.requests: list[dict[str, Any]] = []
         self.tool_ids: list[str] = []
@@ -72,6 +75,10 @@ class FakeAnthropic(LocalServer):
                     return
                 outer.requests.append(body)
                 blocks = outer.decide(body)
+                if blocks and blocks[0]["type"] == "error":
+                    self.send_json(blocks[0]["status"], {"type": "error", "error": {
+                        "type": "invalid_request_error", "message": blocks[0].get("message", "bad request")}})
+                    return
                 for b in blocks:
                     if b["type"] == "tool_use" and "id" not in b:
                         b["id"] = f"toolu_{outer.prefix}_{next(_ids):04d}"
@@ -79,7 +86,8 @@ class FakeAnthropic(LocalServer):
                 stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
                 mid = f"msg_{outer.prefix}_{next(_ids):04d}"
                 model = body.get("model", "claude-test")
-                usage = {"input_tokens": 100, "output_tokens": 20, "cache_read_input_tokens": 0,
+                used = outer.usage(len(outer.requests)) if callable(outer.usage) else outer.usage
+                usage = {"input_tokens": used, "output_tokens": 20, "cache_read_input_tokens": 0,
                          "cache_creation_input_tokens": 0}
                 if not body.get("stream"):
                     content = [dict(b) for b in blocks]

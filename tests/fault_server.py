@@ -15,7 +15,8 @@
 - "body:<kind>": 200 with a body the sink does not understand ("html", "list", "junk",
   "badrejected", "badpartial", "badgzip", "brotli").
 
-Every request body is kept raw (for privacy checks) and every accepted record counted by record_id.
+OTLP bodies may be protobuf (read with the opentelemetry-proto classes) or JSON. Every request
+body is kept raw (for privacy checks) and every accepted record counted by record_id.
 """
 
 from __future__ import annotations
@@ -52,6 +53,16 @@ def gzip_bomb(mib: int) -> bytes:
     return b"".join([*(z.compress(block) for _ in range(mib)), z.flush()])
 
 
+def otlp_body(body: bytes, content_type: str) -> Any:
+    """A request body as JSON data; OTLP protobuf is read with the opentelemetry-proto classes."""
+    if content_type.startswith("application/x-protobuf"):
+        from google.protobuf import json_format
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+        return json_format.MessageToDict(ExportTraceServiceRequest.FromString(body))
+    return json.loads(body)
+
+
 class FaultServer(LocalServer):
     def __init__(self, faults: list[str] | None = None, default: str = "ok") -> None:
         self.faults = list(faults or [])
@@ -60,6 +71,7 @@ class FaultServer(LocalServer):
         self.received: Counter[str] = Counter()
         self.records: dict[str, dict[str, Any]] = {}
         self.raw: list[bytes] = []
+        self.spans: list[dict[str, Any]] = []  # every OTLP span received, as JSON data
         self.requests: list[tuple[float, str, str]] = []  # (time, path, fault)
         self.sizes: list[int] = []  # records per request
         self.auth: list[str | None] = []
@@ -111,12 +123,15 @@ class FaultServer(LocalServer):
                                            {"Content-Type": "application/json", "Content-Encoding": "gzip"})
                 if fault.startswith("big:"):
                     return self.send_bytes(200, b" " * (int(fault.split(":")[1]) << 20), {"Content-Type": "application/json"})
-                data = json.loads(body)
+                data = otlp_body(body, self.headers.get("Content-Type") or "")
                 otlp = self.path.endswith("/v1/traces")
                 if otlp:
                     spans = [s for rs in data["resourceSpans"] for ss in rs["scopeSpans"] for s in ss["spans"]]
-                    items = [(next(a["value"]["stringValue"] for a in s["attributes"] if a["key"] == "jevlin.record_id"), s)
-                             for s in spans]
+                    with outer.lock:
+                        outer.spans.extend(spans)
+                    # a synthesized span (a subagent, its spawning call) stands for no record
+                    items = [(rid, s) for s in spans if (rid := next((a["value"]["stringValue"] for a in s["attributes"]
+                                                                      if a["key"] == "jevlin.record_id"), None))]
                 else:
                     items = [(r["record_id"], r) for r in data["records"]]
                 with outer.lock:

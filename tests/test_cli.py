@@ -74,8 +74,8 @@ def test_thread_html_to_a_bad_path_fails_before_printing(small_store):
 def test_thread_names_the_key_and_file_that_turn_prompts_on(home, tmp_path):
     import json
 
-    with open(os.path.join(home, "config.toml"), "w") as f:  # the captures' probe is the search; turn ends off
-        f.write('[search]\nshell_commands = ["/opt/probe/tool_probe.sh"]\n[daemon]\nautostart = false\n')
+    with open(os.path.join(home, "config.toml"), "w") as f:  # the captures' jevlin search counts; turn ends off
+        f.write('[search]\nshell_commands = ["jevlin search"]\n[daemon]\nautostart = false\n')
     build_home(home, tmp_path, claude=("basic",), codex=())
     tid = json.loads(cli(home, "threads", "--json").stdout)[0]["thread"]
     p = cli(home, "thread", tid[:10])
@@ -117,3 +117,18 @@ def test_the_example_is_a_valid_config_and_ships_in_the_package(home):
 
     text = config_cmd.example_text()
     assert config.parse_toml(text.encode()) == config.defaults()
+
+
+def test_config_show_names_the_otel_variables_it_uses(home):
+    with open(os.path.join(home, "config.toml"), "w") as f:
+        f.write('[ship]\nsink = "otlp"\n[daemon]\nautostart = false\n')
+    env = {**os.environ, "JEVLIN_HOME": home, "OTEL_EXPORTER_OTLP_ENDPOINT": "http://u:pw@127.0.0.1:4318",
+           "OTEL_EXPORTER_OTLP_HEADERS": "x-api-key=abc", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}
+    p = subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "config", "show"], env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert 'ship.endpoint = "http://127.0.0.1:4318"  # environment (OTEL_EXPORTER_OTLP_ENDPOINT)' in lines
+    assert "ship.headers = (set, not shown)  # environment (OTEL_EXPORTER_OTLP_HEADERS)" in lines
+    assert 'ship.otlp_protocol = "http/json"  # environment (OTEL_EXPORTER_OTLP_PROTOCOL)' in lines
+    assert "pw" not in p.stdout and "abc" not in p.stdout

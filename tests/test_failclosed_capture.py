@@ -119,7 +119,7 @@ def lay_basic_with_surrogates(root: str) -> dict[str, str]:
         for line in f:
             entry = json.loads(line)
             content = (entry.get("message") or {}).get("content")
-            if isinstance(content, list) and any(isinstance(b, dict) and b.get("id") == "toolu_fake0001" for b in content):
+            if isinstance(content, list) and any(isinstance(b, dict) and b.get("id") == "toolu_cc_0001" for b in content):
                 content.insert(0, {"type": "text", "text": "narration \ud83d before the call"})
             out.append(json.dumps(entry) + "\n")  # ensure_ascii: written as the escape \ud83d
     with open(path, "w", encoding="ascii") as f:
@@ -306,7 +306,8 @@ def test_recorded_control_characters_are_shown_escaped(probe_home):
         if name == "UserPromptSubmit":
             payload = {**payload, "prompt": f"fix the bug{OSC52}"}
         if name in ("PreToolUse", "PostToolUse"):
-            payload = with_command(payload, payload["tool_input"]["command"] + " '\x1b[2J\x9b1;1H'")
+            # a short query (the captured one is wider than the view): its escapes stay in sight
+            payload = with_command(payload, "jevlin search 'retries \x1b[2J\x9b1;1H'")
         if name == "Stop":
             payload = {**payload, "last_assistant_message": "done \u202eevil"}
         run(probe_home, payload)
@@ -319,7 +320,7 @@ def test_recorded_control_characters_are_shown_escaped(probe_home):
         assert not any(c in out for c in RAW), repr(out)
     assert "\\x1b]52;c;" in threads and "\\x1b]52;c;" in thread
     assert "\\u202eevil" in thread
-    assert "basic bash \\x1b[2J" in thread  # the query, clipped to the width
+    assert "retries \\x1b[2J" in thread  # the query, clipped to the width
 
 
 def test_status_shows_control_characters_escaped(home):

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from jevlin_hooks import replay
 
-S = "0f3b5964-7452-4415-a237-0a07ecc7cd2f"
+S = "9291ef5c-ce95-4fb4-83c9-c62badd920cd"  # the captured basic session
 
 
 def basic(name: str) -> dict:

@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
-import json
 import os
 
 from conftest import hook_errors, queued, run, state_of
 
 from jevlin_hooks import replay
 
-S_MAIN = "0f3b5964-7452-4415-a237-0a07ecc7cd2f"
-S_SUB = "46b63523-cea3-410f-9fb7-a35b0f221dea"
-S_SUB_FG = "ee8eb6d6-4eba-49ad-a7bd-2f1545e2333f"
-S_AUTO = "8793927a-f8f1-4733-9a41-1ea77335790a"
-S_FAIL = "b7a62bb8-39c2-4fc6-bd32-90a9f5060902"
-S_API = "e83bff02-3511-4de4-804a-e6b0d2809993"
-S_INT = "2a09bcbb-9d58-490d-ac64-42adc994f201"
-S_FORK = "a03ec505-e984-4b12-9b69-916ef02dbd48"
+S_MAIN = "9291ef5c-ce95-4fb4-83c9-c62badd920cd"
+S_SUB = "9c6348be-271d-4ac2-abe5-e2d8cbfe883e"
+S_SUB_FG = "ddd70b56-62fc-470c-bcd3-ba6aaaf7725c"
+S_AUTO = "0dd28daf-ed0c-46b7-9bf1-f09702bcdaa2"
+S_FAIL = "08a94085-52b3-4399-980d-454f803fc902"
+S_API = "2648408a-221e-4a02-801f-b3f9542ff594"
+S_INT = "d3321331-e699-4ede-9de7-2075948b0058"
+S_FORK = "48e03e57-3a71-4e7b-955e-112433fca321"
+AGENT = "a055573b55a64ddb3"
+HTTPX_ANSWER = ("Our convention: retries=3 on the transport for connect errors, tenacity with exponential backoff "
+                "for idempotent calls, and webhook handlers answer within 5 s. I'll move the processor call out "
+                "of the webhook handler onto the queue.")
 
 
 def replay_ok(home: str, scenario: str, tmp_path) -> None:
@@ -30,20 +33,22 @@ def test_basic_one_search_with_history_and_turn_end(probe_home, tmp_path):
     st = state_of(probe_home, S_MAIN)
     assert st["window"] == 0 and st["seq"] == 1 and st["status"] == "ended"
     (turn,) = st["turns"]
-    assert turn["id"] == "f292f0cf-23ce-4ffc-b275-b05cc925aa3c"
+    assert turn["id"] == "da67ffb2-675f-4f3d-b8a0-db8c673d90c2"
     assert turn["outcome"] == "completed" and turn["tools"] == ["Bash"]
     assert turn["tokens"] == {"input": 200, "output": 40, "cache_read": 0, "cache_creation": 0}
     assert turn["model"] == "claude-opus-5-5"
     (rec,) = queued(probe_home, "search")
     assert rec["session_id"] == S_MAIN and rec["turn_id"] == turn["id"]
-    assert rec["call_id"] == "toolu_fake0001" and rec["seq"] == 1 and rec["window"] == 0
-    assert rec["history"] == "Let me search first."
-    assert rec["status"] == "ok" and rec["duration_ms"] == 68 and rec["host_meta"]["model"] == "claude-opus-5-5"
-    assert rec["query"] == "/opt/probe/captured/claude basic bash"
+    assert rec["call_id"] == "toolu_cc_0001" and rec["seq"] == 1 and rec["window"] == 0
+    assert rec["history"] == ("Before touching the webhook client I'll check how we configure httpx retries here, "
+                              "so the fix follows the team's convention.")
+    assert rec["status"] == "ok" and rec["duration_ms"] == 190 and rec["host_meta"]["model"] == "claude-opus-5-5"
+    assert rec["query"] == "how do we configure httpx retries and backoff for outbound calls"
     assert rec["parent_session_id"] is None and rec["v"] == 1 and len(rec["record_id"]) == 32
     (te,) = queued(probe_home, "turn_end")
-    assert te["outcome"] == "completed" and te["final_message"] == "The search found what we needed. Done."
-    assert te["prompt"] == "search for httpx retry docs" and te["tools"] == ["Bash"] and te["search_count"] == 1
+    assert te["outcome"] == "completed" and te["final_message"] == HTTPX_ANSWER
+    assert te["prompt"] == ("Our refund webhook times out when Stripe retries it. How should the httpx client "
+                            "retry here?") and te["tools"] == ["Bash"] and te["search_count"] == 1
     assert te["tokens"]["input"] == 200 and te["model"] == "claude-opus-5-5"
 
 
@@ -81,14 +86,14 @@ def test_autocompact_raises_window_and_keeps_seq(probe_home, tmp_path):
 def test_background_subagent_search_names_its_parent(probe_home, tmp_path):
     replay_ok(probe_home, "subagent", tmp_path)
     st = state_of(probe_home, S_SUB)
-    agent = st["agents"]["a5394befcf3c9d979"]
+    agent = st["agents"][AGENT]
     assert agent["agent_type"] == "general-purpose" and agent["status"] == "ended"
-    assert agent["parent_call"] == "toolu_fake0001"
+    assert agent["parent_call"] == "toolu_cc_0020"
     (rec,) = queued(probe_home, "search")
-    assert rec["session_id"] == "a5394befcf3c9d979" and rec["parent_session_id"] == S_SUB
+    assert rec["session_id"] == AGENT and rec["parent_session_id"] == S_SUB
     assert rec["seq"] == 1 and rec["status"] == "ok"
-    assert rec["turn_id"] == "3ca0f575-4365-4819-9788-164e3e765819"
-    assert rec["call_id"] == "toolu_fake0003"
+    assert rec["turn_id"] == "35b2b214-370c-401b-91e9-a88225d023b2"
+    assert rec["call_id"] == "toolu_cc_0022"
     assert rec["host_meta"]["agent_type"] == "general-purpose"
     # The parent's Stop came while the subagent still ran: its search was not cut short.
     assert [t["outcome"] for t in st["turns"]] == ["completed", "completed"]
@@ -106,8 +111,9 @@ def test_foreground_subagent(probe_home, tmp_path):
 
 def test_fork_starts_a_new_thread(probe_home, tmp_path):
     replay_ok(probe_home, "basic", tmp_path)
-    with open(os.path.join(replay.data_dir(), "events", "fork-19-SessionStart.json")) as f:
-        run(probe_home, json.load(f))
+    (name, start), *_ = replay.scenario_events("fork")
+    assert start["source"] == "fork", name
+    run(probe_home, start)
     fork = state_of(probe_home, S_FORK)
     assert fork["sources"] == ["fork"] and fork["seq"] == 0 and fork["window"] == 0
     assert state_of(probe_home, S_MAIN)["seq"] == 1
@@ -139,22 +145,29 @@ def test_failures_non_search_tools_are_named_not_counted(probe_home, tmp_path):
 def test_failed_search_is_queued_with_error_status(probe_home, tmp_path):
     events = [p for _, p in replay.scenario_events("failures")]
     for p in events:
-        if p.get("tool_input", {}).get("command", "").startswith("echo about to fail"):
+        if p.get("tool_input", {}).get("command", "").startswith("pytest -q"):
             p = {**p, "tool_input": {**p["tool_input"], "command": "jevlin search 'will fail'; exit 3"}}
         run(probe_home, p)
     (rec,) = queued(probe_home, "search")
-    assert rec["status"] == "error" and rec["query"] == "will fail" and rec["duration_ms"] == 17
+    assert rec["status"] == "error" and rec["query"] == "will fail" and rec["duration_ms"] == 189
 
 
-def test_default_config_does_not_count_the_probe(home, tmp_path):
-    """Without the probe in [search], captured `echo jevlin search ...` lines are not searches."""
+def test_search_config_decides_what_counts(home, tmp_path):
+    """The default [search] counts the captured `jevlin search "..."`; a config that names only
+    another command counts nothing."""
     replay_ok(home, "basic", tmp_path)
-    assert state_of(home, S_MAIN)["seq"] == 0 and queued(home) == []
+    assert state_of(home, S_MAIN)["seq"] == 1 and [r["kind"] for r in queued(home)] == ["search"]
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "config.toml").write_text('[search]\nshell_commands = ["/opt/probe/tool_probe.sh"]\n'
+                                       '[daemon]\nautostart = false\n')
+    replay_ok(str(other), "basic", tmp_path)
+    assert state_of(str(other), S_MAIN)["seq"] == 0 and queued(str(other)) == []
 
 
 def test_turn_end_only_when_opted_in(home, tmp_path):
     with open(os.path.join(home, "config.toml"), "w") as f:
-        f.write('[search]\nshell_commands = ["/opt/probe/tool_probe.sh"]\n[daemon]\nautostart = false\n')
+        f.write('[search]\nshell_commands = ["jevlin search"]\n[daemon]\nautostart = false\n')
     replay_ok(home, "basic", tmp_path)
     assert [r["kind"] for r in queued(home)] == ["search"]
 
@@ -209,7 +222,7 @@ def test_stop_before_transcript_flushed(probe_home, tmp_path):
     for name in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"):
         run(probe_home, {**events[name], "transcript_path": str(t)})
     (te,) = queued(probe_home, "turn_end")
-    assert te["final_message"] == "The search found what we needed. Done."
+    assert te["final_message"] == HTTPX_ANSWER
     (rec,) = queued(probe_home, "search")
     assert rec["history"] == "" and rec["host_meta"]["history_source"] == "none"
 

@@ -6,12 +6,12 @@ from conftest import hook_errors, queued, run, state_of
 
 from jevlin_hooks import replay
 
-S_BASIC = "01a22c38-e614-7e11-bb48-4d479fecf16f"
-S_COMPACT = "01a22c38-fecb-71a0-bd57-a110ec49d94a"
-S_SUB = "01a22c39-07b3-7fa3-8cd2-43da842c95d8"
-CHILD = "01a22c39-089f-77f0-a9d0-057727f9c257"
-S_INT = "01a22c39-384f-7782-998a-7a32f5b5e2aa"
-S_FAIL = "01a22c38-f6e1-7761-8769-6e9f812812aa"
+S_BASIC = "01a22d85-886f-7523-a6d1-e906f979197e"
+S_COMPACT = "01a22d85-a879-7881-8b20-0eba286a156a"
+S_SUB = "01a22d85-b98b-7e83-b1fd-6a6581ee6cd1"
+CHILD = "01a22d85-bc2a-78e1-ba2a-fcd302153704"
+S_INT = "01a22d85-c98c-7fc3-8247-71a5558ffdc5"
+S_FAIL = "01a22d85-9db1-7720-ac87-715d1e30f8ad"
 
 
 def replay_ok(home, scenario, tmp_path):
@@ -25,8 +25,8 @@ def test_basic_search_and_notify_counted_once(probe_home, tmp_path):
     st = state_of(probe_home, S_BASIC, "codex")
     assert st["seq"] == 1 and len(st["turns"]) == 1 and st["turns"][0]["outcome"] == "completed"
     (rec,) = queued(probe_home, "search")
-    assert rec["harness"] == "codex" and rec["call_id"] == "call_fake0002" and rec["seq"] == 1
-    assert rec["turn_id"] == "01a22c38-e624-7d43-9b69-f48d39610cfd" and rec["history"] == ""
+    assert rec["harness"] == "codex" and rec["call_id"] == "call_cx_0003" and rec["seq"] == 1
+    assert rec["turn_id"] == "01a22d85-8881-7e83-825f-fd1bd4e94d50" and rec["history"] == ""
     assert rec["status"] == "ok"
     assert len(queued(probe_home, "turn_end")) == 1, "Stop and notify describe one turn"
 
@@ -41,19 +41,19 @@ def test_resume_continues(probe_home, tmp_path):
 def test_compact_raises_window_once(probe_home, tmp_path):
     replay_ok(probe_home, "compact", tmp_path)
     st = state_of(probe_home, S_COMPACT, "codex")
-    assert st["window"] == 1 and st["seq"] == 1
-    (rec,) = queued(probe_home, "search")
-    assert rec["window"] == 0
+    assert st["window"] == 1 and st["seq"] == 2
+    recs = queued(probe_home, "search")
+    assert [(r["seq"], r["window"]) for r in recs] == [(1, 0), (2, 1)], "one search before the compaction, one after"
 
 
 def test_subagent_search_goes_to_child_thread(probe_home, tmp_path):
     replay_ok(probe_home, "subagent", tmp_path)
     st = state_of(probe_home, S_SUB, "codex")
     assert CHILD in st["agents"] and st["agents"][CHILD]["status"] == "ended"
-    assert st["agents"][CHILD]["parent_call"] == "call_fake0002"  # the spawn_agent call
+    assert st["agents"][CHILD]["parent_call"] == "call_cx_0027"  # the spawn_agent call
     (rec,) = queued(probe_home, "search")
     assert rec["session_id"] == CHILD and rec["parent_session_id"] == S_SUB and rec["seq"] == 1
-    assert rec["turn_id"] == "01a22c39-08a7-7ea3-97c3-b254ca2ccb2c", "the child's own turn"
+    assert rec["turn_id"] == "01a22d85-bc31-7090-ae9e-d593763a069e", "the child's own turn"
     # the child's notify went to the root lineage, not a new thread; the root turn counted once
     assert [t["outcome"] for t in st["turns"]] == ["completed"]
     assert not [n for n in __import__("os").listdir(probe_home + "/sessions") if CHILD in n]
@@ -107,5 +107,7 @@ def test_notify_chains_the_users_program(probe_home, tmp_path):
 def test_turn_tokens_from_the_rollout(probe_home, tmp_path):
     replay_ok(probe_home, "compact", tmp_path)
     (te,) = queued(probe_home, "turn_end")
-    assert te["tokens"] == {"input": 600000, "output": 60, "cache_read": 0, "cache_creation": 0}
+    # four model answers: the first reports a 300000-token context (so Codex compacts), then the
+    # compaction's summary, the search after it and the final answer at 100 in / 20 out each
+    assert te["tokens"] == {"input": 300300, "output": 80, "cache_read": 0, "cache_creation": 0}
     assert te["model"] == "gpt-5.1-codex"

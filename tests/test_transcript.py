@@ -11,6 +11,9 @@ from jevlin_hooks import replay
 from jevlin_hooks.capture import transcript
 
 T = os.path.join(replay.data_dir(), "transcripts")
+MAIN = os.path.join(T, "basic", "9291ef5c-ce95-4fb4-83c9-c62badd920cd.jsonl")
+SUB = os.path.join(T, "subagent", "9c6348be-271d-4ac2-abe5-e2d8cbfe883e.jsonl")
+AGENT = os.path.join(T, "subagent", "agent-a055573b55a64ddb3.jsonl")
 
 
 def line(obj) -> str:
@@ -27,9 +30,11 @@ def user(pid: str, content) -> str:
 
 
 def test_history_from_real_transcripts():
-    assert transcript.history(os.path.join(T, "subagent-session.jsonl"), "toolu_fake0001") == "Delegating."
-    assert transcript.history(os.path.join(T, "subagent-agent-a5394befcf3c9d979.jsonl"), "toolu_fake0003") == ""
-    assert transcript.history(os.path.join(T, "subagent-session.jsonl"), "toolu_missing") is None
+    assert transcript.history(SUB, "toolu_cc_0020") == (
+        "This needs the migration conventions and a look at the refund model; I'll hand the convention lookup to "
+        "a subagent while I read the code.")
+    assert transcript.history(AGENT, "toolu_cc_0022") == "Searching the team docs for the migration pattern."
+    assert transcript.history(SUB, "toolu_missing") is None
 
 
 def test_history_is_this_turns_text_before_the_call(tmp_path):
@@ -58,10 +63,10 @@ def test_history_is_capped_at_32_kib(tmp_path):
 
 
 def test_turn_summary_counts_each_message_once():
-    s = transcript.turn_summary(os.path.join(T, "compact-session.jsonl"), "f292f0cf-23ce-4ffc-b275-b05cc925aa3c")
+    s = transcript.turn_summary(MAIN, "da67ffb2-675f-4f3d-b8a0-db8c673d90c2")
     assert s["tokens"] == {"input": 200, "output": 40, "cache_read": 0, "cache_creation": 0}
-    assert s["messages"] == 2 and s["last_text"] == "The search found what we needed. Done."
-    s = transcript.turn_summary(os.path.join(T, "subagent-session.jsonl"), "118a8892-2d43-46d1-9919-967177afc4b3")
+    assert s["messages"] == 2 and s["last_text"].startswith("Our convention: retries=3 on the transport")
+    s = transcript.turn_summary(SUB, "44f6f3b2-0198-4fa7-a97c-fe770c393004")  # the subagent's report, one answer
     assert s["messages"] == 1 and s["tokens"]["input"] == 100
 
 

@@ -74,7 +74,7 @@ def test_in_a_real_browser(ui, tmp_path):
     assert "Threads" in dom and dom.count("<tr data-thread=") == 3 and "claude-code" in dom and "codex" in dom
     dom = subprocess.run([CHROMIUM, *flags, "--dump-dom", url + f"thread/{h(home, S_SUB)}"], capture_output=True,
                          text=True, timeout=120).stdout
-    assert "please delegate the search to a subagent" in dom and "all threads" in dom
+    assert "Refund reasons need a NOT NULL reason column" in dom and "all threads" in dom
     shot = tmp_path / "ui.png"
     subprocess.run([CHROMIUM, *flags, f"--screenshot={shot}", "--window-size=1100,700", url],
                    capture_output=True, timeout=120)

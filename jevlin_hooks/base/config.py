@@ -24,7 +24,7 @@ def defaults() -> dict[str, Any]:
     return {
         "trace": "on",
         "miner": {"turn_end": False},
-        "ship": {"sink": "local", "endpoint": "", "api_key": "", "headers": {}},
+        "ship": {"sink": "local", "endpoint": "", "api_key": "", "headers": {}, "otlp_protocol": ""},
         "search": {
             "shell_commands": ["jevlin search"],
             "tools": ["WebSearch", "web_search", "mcp__jevlin__*"],
@@ -48,6 +48,7 @@ _TYPES: dict[tuple[str, ...], type | tuple[type, ...]] = {
     ("ship", "endpoint"): str,
     ("ship", "api_key"): str,
     ("ship", "headers"): dict,
+    ("ship", "otlp_protocol"): str,
     ("search", "shell_commands"): list,
     ("search", "tools"): list,
     ("daemon", "autostart"): bool,
@@ -67,6 +68,7 @@ _KINDS = {str: "a string", bool: "true or false", dict: "a table", list: "a list
 _ENUMS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("trace",): ("on", "off"),
     ("ship", "sink"): ("local", "jevlin", "otlp"),
+    ("ship", "otlp_protocol"): ("", "http/protobuf", "http/json"),  # "": OTEL_EXPORTER_OTLP_PROTOCOL
 }
 
 
@@ -91,6 +93,8 @@ def _check(key: tuple[str, ...], value: Any) -> None:
         raise ConfigError(f"{name} = {_show(value, key)}: must be {_KINDS[want]}")
     if want is list and not all(isinstance(x, str) for x in value):
         raise ConfigError(f"{name}: must be a list of strings")
+    if want is dict and not all(isinstance(v, str) for v in value.values()):
+        raise ConfigError(f"{name}: values must be strings")
     allowed = _ENUMS.get(key)
     if allowed and value not in allowed:
         raise ConfigError(f"{name} = {_show(value)}: must be " + " or ".join(f'"{a}"' for a in allowed))

@@ -649,6 +649,9 @@ def _search_record(state: State, p: Pending, status: str, duration_ms: int | Non
         # child agent process that said so at its start (Pi)
         "parent_session_id": state["session_id"] if agent_id else state.get("parent_session_id"),
         "parent_call_id": agent.get("parent_call") if agent_id else None,
+        # the root turn the subagent was started in (a Codex child thread has turns of its own):
+        # the OTLP sink puts the subagent's spans in that turn's trace
+        "parent_turn_id": agent.get("parent_turn") if agent_id else None,
         "window": p["window"],
         "seq": p["seq"],
         "history": history or "",

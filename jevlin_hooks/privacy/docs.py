@@ -18,7 +18,8 @@ queued record and, before any sink sees it:
 
 1. **keeps only the fields listed below** for its kind; anything else in the record is dropped;
 2. **hashes every id** (`session_id`, `turn_id`, `call_id`, `parent_session_id`,
-   `parent_call_id`: the call that started a subagent) with
+   `parent_call_id`: the call that started a subagent, `parent_turn_id`: the root turn it was
+   started in) with
    HMAC-SHA256 and the 32-byte key in `$JEVLIN_HOME/state/key` (created once, 0600; refused if
    others can read it). The same key hashes the ids `jevlin-hooks context` prints, so a search's
    in-band call id matches the shipped one. `jevlin-hooks key rotate` makes a new key: threads

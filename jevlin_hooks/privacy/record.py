@@ -13,13 +13,13 @@ from jevlin_hooks.privacy import ids, scrub
 # What may leave, per kind (DESIGN.md "Records"), plus the schema version `v`.
 ALLOWED: dict[str, tuple[str, ...]] = {
     "search": ("v", "record_id", "kind", "ts", "harness", "session_id", "turn_id", "call_id",
-               "parent_session_id", "parent_call_id", "window", "seq", "history", "host_meta", "query", "tool",
-               "status", "duration_ms"),
+               "parent_session_id", "parent_call_id", "parent_turn_id", "window", "seq", "history", "host_meta",
+               "query", "tool", "status", "duration_ms"),
     "turn_end": ("v", "record_id", "kind", "ts", "harness", "session_id", "turn_id",
                  "parent_session_id", "window", "prompt", "final_message", "tools", "duration_ms",
                  "outcome", "model", "tokens", "search_count"),
 }
-ID_FIELDS = ("session_id", "turn_id", "call_id", "parent_session_id", "parent_call_id")
+ID_FIELDS = ("session_id", "turn_id", "call_id", "parent_session_id", "parent_call_id", "parent_turn_id")
 TEXT_FIELDS = ("history", "query", "prompt", "final_message")
 HOST_META_KEYS = ("platform", "model", "agent_type", "history_source", "harness_version")
 HOST_META_IDS = ("forked_from",)  # thread ids inside host_meta: hashed like the id fields

@@ -243,7 +243,8 @@ class Daemon:
         self.st.pop("config_error", None)
         ship = self.cfg["ship"]
         key = (ship["sink"], ship["endpoint"], ship["api_key"], os.environ.get("JEVLIN_API_KEY"),
-               tuple(sorted((ship.get("headers") or {}).items())))
+               tuple(sorted((ship.get("headers") or {}).items())), ship.get("otlp_protocol"),
+               self.cfg["miner"]["turn_end"])
         if key != self.sink_key:
             if self.sink is not None:
                 self.sink.close()

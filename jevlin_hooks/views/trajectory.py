@@ -240,6 +240,18 @@ def _dur(seconds: float) -> str:
     return f"{seconds / 60:.0f}m" if seconds < 7200 else f"{seconds / 3600:.1f}h"
 
 
+def windows_said(n: int) -> str:
+    """How every view names a thread's context windows: numbered from 0, as the records'
+    ``window`` field, the in-band context and `status` number them, so one compaction makes
+    windows 0-1 (the `threads` table's ``win`` column counts them: 2)."""
+    return "context window 0" if n <= 1 else f"context windows 0-{n - 1}"
+
+
+def compaction_said(before: int, after: int) -> str:
+    """How every view marks a compaction: the window numbers on both sides of it."""
+    return f"context compacted: window {before} \u2192 {after}"
+
+
 def render_rows(table: list[dict[str, Any]]) -> str:
     if not table:
         return "no threads in the local store yet (the daemon fills it: `jevlin-hooks daemon start`)"
@@ -268,7 +280,7 @@ def render_text(th: Thread, width: int = 80, turn_end_hint: str = TURN_END_HINT)
 
     out: list[str] = []
     head = (f"thread {th.id[:12]}  {th.harness}  {len(th.turns)} turn(s)  {len(th.all_searches())} search(es)  "
-            f"{th.windows} window(s)")
+            f"{windows_said(th.windows)}")
     out.append(head[:width])
     started = datetime.fromtimestamp(th.start, UTC).strftime("%Y-%m-%d %H:%M:%S")
     out.append(f"started {started} UTC, lasted {_dur(max(0.0, th.stop - th.start))}"[:width])
@@ -290,7 +302,7 @@ def _render_turns(th: Thread, out: list[str], indent: str, width: int, textwrap:
     window = None
     for n, t in enumerate(th.turns, 1):
         if window is not None and t.window > window:
-            out.append(f"{indent}\u2500\u2500 context compacted: window {t.window} \u2500\u2500")
+            out.append(f"{indent}\u2500\u2500 {compaction_said(window, t.window)} \u2500\u2500")
         window = t.last_window
         end = t.end or {}
         tok = end.get("tokens") or {}
@@ -317,7 +329,7 @@ def _render_turns(th: Thread, out: list[str], indent: str, width: int, textwrap:
                 continue
             s = item
             if int(s.get("window") or 0) > prev_window:
-                out.append(f"{indent}  \u2500\u2500 context compacted: window {s['window']} \u2500\u2500")
+                out.append(f"{indent}  \u2500\u2500 {compaction_said(prev_window, int(s['window']))} \u2500\u2500")
                 prev_window = int(s["window"])
             if s.get("history"):
                 out += _wrap(textwrap, s["history"], indent + "  \u2502 ", width, 4)
@@ -326,7 +338,7 @@ def _render_turns(th: Thread, out: list[str], indent: str, width: int, textwrap:
             line = f"{indent}  \u251c search #{s.get('seq')}  {s.get('tool') or ''}  {status}  {dur}  "
             out.append(line + _clip(repr(s.get("query") or ""), max(10, width - len(line))))
         if end and int(end.get("window") or 0) > prev_window:
-            out.append(f"{indent}  \u2500\u2500 context compacted: window {end['window']} \u2500\u2500")
+            out.append(f"{indent}  \u2500\u2500 {compaction_said(prev_window, int(end['window']))} \u2500\u2500")
         if end.get("final_message"):
             out += _wrap(textwrap, "concluded: " + end["final_message"], indent + "  ", width, 3)
         if t.outcome == "abandoned":

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from html import escape
 from typing import Any
 
-from jevlin_hooks.views.trajectory import MARK, Thread, Turn, _dur, _ts
+from jevlin_hooks.views.trajectory import MARK, Thread, Turn, _dur, _ts, compaction_said, windows_said
 
 CSS = """
 :root { --fg:#1d232a; --muted:#5f6b7a; --line:#d8dee6; --bg:#f6f8fa; --ok:#1f7a3d; --bad:#b42318; --warn:#9a6700;
@@ -84,8 +84,8 @@ def _turn(turn: Turn, n: int, out: list[str]) -> None:
             continue
         s = item
         if int(s.get("window") or 0) > window:
+            out.append(f'<div class="compaction">{compaction_said(window, int(s["window"]))}</div>')
             window = int(s["window"])
-            out.append(f'<div class="compaction">context compacted: window {window}</div>')
         status = MARK.get(s.get("status") or "", str(s.get("status")))
         out.append(f'<div class="step" data-status="{escape(str(s.get("status")))}">')
         if s.get("history"):
@@ -96,7 +96,7 @@ def _turn(turn: Turn, n: int, out: list[str]) -> None:
                    f'<span class="d">{escape(s.get("tool") or "")} {dur}</span></div>')
         out.append(_result(s.get("result")) + "</div>")
     if end and int(end.get("window") or 0) > window:
-        out.append(f'<div class="compaction">context compacted: window {int(end["window"])}</div>')
+        out.append(f'<div class="compaction">{compaction_said(window, int(end["window"]))}</div>')
     if end.get("final_message"):
         out.append(f'<div class="concluded">{escape(end["final_message"])}</div>')
     if turn.outcome == "abandoned":
@@ -119,7 +119,7 @@ def _turns(th: Thread, out: list[str]) -> None:
     window = None
     for n, t in enumerate(th.turns, 1):
         if window is not None and t.window > window:
-            out.append(f'<div class="compaction">context compacted: window {t.window}</div>')
+            out.append(f'<div class="compaction">{compaction_said(window, t.window)}</div>')
         window = t.last_window
         _turn(t, n, out)
 
@@ -136,7 +136,7 @@ def render(th: Thread, back: str | None = None) -> str:
            '<div class="meta">'
            f"<span>{escape(th.harness)}</span><span>started {started}</span>"
            f"<span>{len(th.turns)} turn(s)</span><span>{len(th.all_searches())} search(es)</span>"
-           f"<span>{th.windows} context window(s)</span><span>lasted {_dur(max(0.0, th.stop - th.start))}</span>"
+           f"<span>{windows_said(th.windows)}</span><span>lasted {_dur(max(0.0, th.stop - th.start))}</span>"
            f"<span>tokens {tok['input']} in / {tok['output']} out</span></div>"]
     _turns(th, out)
     if not any(t.end for t in th.turns):

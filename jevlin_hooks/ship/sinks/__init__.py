@@ -79,7 +79,8 @@ def from_config(cfg: dict[str, Any], home: str) -> Sink:
     if kind == "otlp":
         from jevlin_hooks.ship.sinks.otlp import OtlpSink
 
-        return OtlpSink(ship["endpoint"], dict(ship.get("headers") or {}))
+        # turn_end decides whether a turn span will ever be sent, so whether searches may name it
+        return OtlpSink(ship, turn_end=bool(cfg.get("miner", {}).get("turn_end")))
     raise ValueError(f"unknown sink {kind!r}")
 
 

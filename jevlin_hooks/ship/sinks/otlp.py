@@ -1,155 +1,250 @@
-"""OTLP/HTTP JSON to any OpenTelemetry collector (Langfuse, LangSmith, Braintrust, Jaeger, ...).
+"""OTLP/HTTP to any OpenTelemetry backend: Phoenix, Langfuse, LangSmith, MLflow, a Collector.
 
-A thread is a trace, a turn a span, a search a child span of its turn, following the
-OpenTelemetry GenAI semantic conventions. Trace and span ids are derived from the (already
-hashed) ids, so sending a record twice produces the same span, not a second one.
+Protobuf by default (Phoenix takes nothing else), JSON on request, always gzip. The messages
+are the OpenTelemetry project's own `opentelemetry-proto` classes; the span tree and its
+attributes are in otlp_spans. Answers are read as every sink reads them (http.classify): 2xx
+delivered (a body that cannot be read is still a success); 429, 502, 503, 504 (and 408, other
+5xx) retried after `Retry-After`; 3xx, 401, 403, 404, 415, 422, ... hold the queue and name the
+setting to fix; 413 and other 4xx split the batch to find the record at fault. OTLP adds
+`partialSuccess`, read from the answer in its own encoding and shown in `status` (OTLP does not
+say which spans, so the batch is not re-sent). A record that cannot be encoded is quarantined
+alone.
 """
 
 from __future__ import annotations
 
-import hashlib
-from datetime import datetime
+import base64
+import json
+import os
+import urllib.parse
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
+
+from google.protobuf import json_format
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, InstrumentationScope, KeyValue
+from opentelemetry.proto.resource.v1.resource_pb2 import Resource
+from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span, Status
 
 from jevlin_hooks import __version__
 from jevlin_hooks.ship.sinks import Result
-from jevlin_hooks.ship.sinks.http import classify, client, endpoint_problem, inert, json_object, post_json
+from jevlin_hooks.ship.sinks.http import Reply, classify, client, endpoint_problem, inert, post
+from jevlin_hooks.ship.sinks.otlp_spans import SpanData, build
+
+PROTOBUF = "http/protobuf"
+JSON = "http/json"
+TRACES_PATH = "/v1/traces"
+SENT_SYNTH_KEEP = 20_000
 
 
-def _hex(label: str, value: str, nbytes: int) -> str:
-    return hashlib.sha256(f"{label}:{value}".encode()).hexdigest()[: nbytes * 2]
+# --- where to send, and how ---------------------------------------------------------------------
+
+@dataclass
+class Target:
+    url: str
+    headers: dict[str, str] = field(default_factory=dict)
+    protocol: str = PROTOBUF
+    error: str | None = None  # a configuration that cannot work: the queue is held with this
 
 
-def trace_id(rec: dict[str, Any]) -> str:
-    return _hex("trace", rec.get("parent_session_id") or rec["session_id"], 16)
+def traces_url(endpoint: str) -> str:
+    """A base URL gets `/v1/traces`; a URL that already ends with it is used as it is."""
+    endpoint = endpoint.strip()
+    if endpoint.rstrip("/").endswith(TRACES_PATH):
+        return endpoint.rstrip("/")
+    return endpoint.rstrip("/") + TRACES_PATH
 
 
-def turn_span_id(rec: dict[str, Any]) -> str:
-    return _hex("turn", f"{rec.get('parent_session_id') or rec['session_id']}/{rec.get('turn_id') or ''}", 8)
+def parse_headers(value: str) -> dict[str, str]:
+    """OTEL_EXPORTER_OTLP_HEADERS: `k1=v1,k2=v2`, values percent-encoded."""
+    out: dict[str, str] = {}
+    for item in value.split(","):
+        if "=" not in item:
+            continue
+        k, v = item.split("=", 1)
+        k = urllib.parse.unquote(k.strip())
+        if k:
+            out[k] = urllib.parse.unquote(v.strip())
+    return out
 
 
-def _nanos(ts: str) -> int:
-    dt = datetime.fromisoformat(ts.replace("Z", "+00:00"))
-    return int(dt.timestamp() * 1_000_000) * 1000
+def resolve(ship: dict[str, Any], env: Mapping[str, str] | None = None) -> Target:
+    """The config's settings, each one it leaves unset taken from the standard OTEL_* variables."""
+    env = os.environ if env is None else env
+    endpoint = (ship.get("endpoint") or "").strip()
+    if endpoint:
+        url = traces_url(endpoint)
+    elif env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "").strip():
+        url = env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"].strip()  # the spec: used as it is
+    elif env.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip():
+        url = traces_url(env["OTEL_EXPORTER_OTLP_ENDPOINT"])
+    else:
+        url = ""
+    headers = {str(k): str(v) for k, v in (ship.get("headers") or {}).items()}
+    if not headers:
+        headers = parse_headers(env.get("OTEL_EXPORTER_OTLP_TRACES_HEADERS") or env.get("OTEL_EXPORTER_OTLP_HEADERS") or "")
+    protocol = (ship.get("otlp_protocol") or "").strip()
+    source = "[ship] otlp_protocol"
+    if not protocol:
+        protocol = (env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or env.get("OTEL_EXPORTER_OTLP_PROTOCOL") or PROTOBUF).strip()
+        source = "OTEL_EXPORTER_OTLP_PROTOCOL"
+    target = Target(url, headers, protocol)
+    if not url:
+        target.error = "no OTLP endpoint: set [ship] endpoint (or OTEL_EXPORTER_OTLP_ENDPOINT)"
+    elif not url.startswith(("http://", "https://")):
+        target.error = f"[ship] endpoint must be an http:// or https:// URL, not {url[:80]!r}"
+    elif protocol not in (PROTOBUF, JSON):
+        target.error = (f"{source} is {protocol!r}: only OTLP/HTTP is supported; "
+                        f'set [ship] otlp_protocol = "{PROTOBUF}" or "{JSON}"')
+    return target
 
 
-def _attr(key: str, value: Any) -> dict[str, Any] | None:
-    if value is None:
+# --- encoding ------------------------------------------------------------------------------------
+
+INT64 = (-(2**63), 2**63 - 1)
+
+
+def _value(v: Any) -> AnyValue:
+    """Any value as an AnyValue that protobuf accepts: text with a lone surrogate is repaired,
+    an integer out of int64 range goes as text (one odd field never costs the record)."""
+    if isinstance(v, bool):
+        return AnyValue(bool_value=v)
+    if isinstance(v, int) and INT64[0] <= v <= INT64[1]:
+        return AnyValue(int_value=v)
+    if isinstance(v, float):
+        return AnyValue(double_value=v)
+    if isinstance(v, (list, tuple)):
+        return AnyValue(array_value=ArrayValue(values=[_value(x) for x in v]))
+    return AnyValue(string_value=_text(str(v)))
+
+
+def _text(s: str) -> str:
+    return s.encode("utf-8", "replace").decode("utf-8")
+
+
+def _attributes(pairs: list[tuple[str, Any]]) -> list[KeyValue]:
+    return [KeyValue(key=k, value=_value(v)) for k, v in pairs if v is not None]
+
+
+def to_proto(s: SpanData) -> Span:
+    return Span(
+        trace_id=s.trace_id, span_id=s.span_id, parent_span_id=s.parent_id or b"", name=_text(s.name),
+        kind=Span.SPAN_KIND_INTERNAL, start_time_unix_nano=s.start_ns, end_time_unix_nano=s.end_ns,
+        attributes=_attributes(s.attributes), status=Status(code=s.status, message=_text(s.status_message)),
+    )
+
+
+def request(spans: list[Span]) -> ExportTraceServiceRequest:
+    resource = Resource(attributes=_attributes([("service.name", "jevlin-hooks"), ("service.version", __version__)]))
+    scope = InstrumentationScope(name="jevlin-hooks", version=__version__)
+    return ExportTraceServiceRequest(resource_spans=[ResourceSpans(resource=resource, scope_spans=[
+        ScopeSpans(scope=scope, spans=spans)])])
+
+
+def _hex_ids(obj: Any) -> Any:
+    """OTLP/JSON departs from the protobuf JSON mapping in one place: trace and span ids are
+    hex strings, not base64."""
+    if isinstance(obj, dict):
+        return {k: (base64.b64decode(v).hex() if k in ("traceId", "spanId", "parentSpanId") and isinstance(v, str)
+                    else _hex_ids(v)) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_hex_ids(x) for x in obj]
+    return obj
+
+
+def encode(req: ExportTraceServiceRequest, protocol: str) -> tuple[bytes, str]:
+    if protocol == JSON:
+        body = _hex_ids(json_format.MessageToDict(req, use_integers_for_enums=True))
+        return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode(), "application/json"
+    return req.SerializeToString(), "application/x-protobuf"
+
+
+def parse_response(body: bytes, content_type: str) -> ExportTraceServiceResponse | None:
+    msg = ExportTraceServiceResponse()
+    if not body:
+        return msg
+    try:
+        if "json" in content_type.lower():
+            json_format.Parse(body.decode("utf-8", "replace"), msg, ignore_unknown_fields=True)
+        else:
+            msg.ParseFromString(body)
+    except (DecodeError, json_format.ParseError, ValueError, RecursionError):
         return None
-    if isinstance(value, bool):
-        return {"key": key, "value": {"boolValue": value}}
-    if isinstance(value, int):
-        return {"key": key, "value": {"intValue": str(value)}}
-    if isinstance(value, float):
-        return {"key": key, "value": {"doubleValue": value}}
-    if isinstance(value, list):
-        return {"key": key, "value": {"arrayValue": {"values": [{"stringValue": str(v)} for v in value]}}}
-    return {"key": key, "value": {"stringValue": str(value)}}
+    return msg
 
 
-def _attrs(pairs: list[tuple[str, Any]]) -> list[dict[str, Any]]:
-    return [a for a in (_attr(k, v) for k, v in pairs) if a is not None]
+# --- answers -------------------------------------------------------------------------------------
+
+def answer(reply: Reply, ids: list[str], target: Target) -> Result:
+    """What the backend's answer means: the shared classification (http.classify), plus what
+    OTLP adds for a 2xx: its partialSuccess, read in the encoding the answer came in."""
+    other = JSON if target.protocol == PROTOBUF else PROTOBUF
+    verdict = classify(reply, target.url, auth="[ship] headers",
+                       fmt=f'[ship] otlp_protocol (now "{target.protocol}"; the other is "{other}")')
+    if verdict is not None:
+        return verdict
+    msg = parse_response(reply.body or b"", reply.headers.get("Content-Type") or "")
+    note = None
+    if msg is not None and msg.HasField("partial_success"):
+        ps = msg.partial_success
+        text = inert(ps.error_message, 200)
+        if ps.rejected_spans > 0:
+            # OTLP does not say which spans: the batch is done (re-sending would be refused the
+            # same way); the count and message stay visible in `status`.
+            note = f"collector rejected {ps.rejected_spans} span(s): {text}"
+        elif text:
+            note = f"collector warning: {text}"
+    return Result(accepted=list(ids), note=note)
 
 
-def span(rec: dict[str, Any]) -> dict[str, Any]:
-    start = _nanos(rec["ts"])
-    dur = (rec.get("duration_ms") or 0) * 1_000_000
-    common = [
-        ("gen_ai.conversation.id", rec.get("parent_session_id") or rec["session_id"]),
-        ("jevlin.session.id", rec["session_id"]),
-        ("jevlin.parent_session.id", rec.get("parent_session_id")),
-        ("jevlin.turn.id", rec.get("turn_id")),
-        ("jevlin.window", rec.get("window")),
-        ("jevlin.harness", rec.get("harness")),
-        ("jevlin.record_id", rec["record_id"]),
-    ]
-    if rec["kind"] == "search":
-        meta = rec.get("host_meta") or {}
-        ok = rec.get("status") in ("ok", "empty")
-        return {
-            "traceId": trace_id(rec),
-            "spanId": _hex("call", f"{rec['session_id']}/{rec['call_id']}", 8),
-            "parentSpanId": turn_span_id(rec),
-            "name": f"execute_tool {rec.get('tool') or 'search'}",
-            "kind": 1,  # INTERNAL
-            "startTimeUnixNano": str(start),
-            "endTimeUnixNano": str(start + dur),
-            "attributes": _attrs(common + [
-                ("gen_ai.operation.name", "execute_tool"),
-                ("gen_ai.tool.name", rec.get("tool")),
-                ("gen_ai.tool.call.id", rec.get("call_id")),
-                ("gen_ai.request.model", meta.get("model")),
-                ("gen_ai.agent.id", rec["session_id"] if rec.get("parent_session_id") else None),
-                ("jevlin.parent_call.id", rec.get("parent_call_id")),
-                ("jevlin.seq", rec.get("seq")),
-                ("jevlin.search.query", rec.get("query")),
-                ("jevlin.search.status", rec.get("status")),
-                ("jevlin.history", rec.get("history")),
-                ("jevlin.redactions", meta.get("redactions")),
-            ]),
-            "status": {"code": 1} if ok else {"code": 2, "message": rec.get("status") or "error"},
-        }
-    tokens = rec.get("tokens") or {}
-    ok = rec.get("outcome") == "completed"
-    return {
-        "traceId": trace_id(rec),
-        "spanId": turn_span_id(rec),
-        "name": f"invoke_agent turn {rec.get('window', 0)}",
-        "kind": 1,
-        "startTimeUnixNano": str(max(0, start - dur)),  # a turn_end's ts is when the turn ended
-        "endTimeUnixNano": str(start),
-        "attributes": _attrs(common + [
-            ("gen_ai.operation.name", "invoke_agent"),
-            ("gen_ai.request.model", rec.get("model")),
-            ("gen_ai.usage.input_tokens", tokens.get("input")),
-            ("gen_ai.usage.output_tokens", tokens.get("output")),
-            ("gen_ai.usage.cache_read.input_tokens", tokens.get("cache_read")),
-            ("gen_ai.usage.cache_creation.input_tokens", tokens.get("cache_creation")),
-            ("jevlin.turn.outcome", rec.get("outcome")),
-            ("jevlin.turn.tools", rec.get("tools")),
-            ("jevlin.turn.search_count", rec.get("search_count")),
-            ("jevlin.turn.prompt", rec.get("prompt")),
-            ("jevlin.turn.final_message", rec.get("final_message")),
-        ]),
-        "status": {"code": 1} if ok else {"code": 2, "message": rec.get("outcome") or "error"},
-    }
-
-
-def request(records: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"resourceSpans": [{
-        "resource": {"attributes": _attrs([("service.name", "jevlin-hooks"), ("service.version", __version__)])},
-        "scopeSpans": [{"scope": {"name": "jevlin-hooks", "version": __version__},
-                        "spans": [span(r) for r in records]}],
-    }]}
-
+# --- the sink ------------------------------------------------------------------------------------
 
 class OtlpSink:
     name = "otlp"
 
-    def __init__(self, endpoint: str, headers: dict[str, str]) -> None:
-        self.url = endpoint.rstrip("/") + "/v1/traces" if endpoint else ""
-        self.headers = {str(k): str(v) for k, v in headers.items()}
+    def __init__(self, ship: dict[str, Any], turn_end: bool = False, env: Mapping[str, str] | None = None) -> None:
+        self.target = resolve(ship, env)
+        self.turn_end = turn_end
         self.http = client()
+        # synthesized spans (a subagent and its spawning call) this process already delivered
+        self.sent: OrderedDict[bytes, None] = OrderedDict()
 
     def send(self, records: list[dict[str, Any]]) -> Result:
-        ids = [r["record_id"] for r in records]
-        problem = endpoint_problem(self.url, "[ship] headers" if self.headers else None)
+        t = self.target
+        problem = t.error or endpoint_problem(t.url, "[ship] headers" if t.headers else None)
         if problem:
             return Result(retry=True, error=problem, hold=problem)
-        reply = post_json(self.http, self.url, request(records), self.headers)
-        if isinstance(reply, Result):
-            return reply
-        verdict = classify(reply, self.url, auth="[ship] headers")
-        if verdict is not None:
-            return verdict
-        note = None
-        partial = (json_object(reply) or {}).get("partialSuccess")
-        rejected = partial.get("rejectedSpans") if isinstance(partial, dict) else None
-        if isinstance(rejected, (int, str)) and str(rejected).isdigit() and int(rejected) > 0:
-            # OTLP does not say which spans: the batch is done (re-sending would be refused the
-            # same way); the count and message stay visible in `status`.
-            note = f"collector rejected {int(rejected)} span(s): {inert(str(partial.get('errorMessage')), 200)}"
-        return Result(accepted=ids, note=note)
+        spans, bad = build(records, self.turn_end, frozenset(self.sent))
+        protos: list[Span] = []
+        synth: list[bytes] = []
+        for s in spans:
+            try:
+                protos.append(to_proto(s))
+            except (ValueError, TypeError) as exc:  # nothing known reaches here (values are repaired)
+                if s.record_id is not None:
+                    bad[s.record_id] = f"cannot be encoded: {type(exc).__name__}"
+                continue
+            if s.record_id is None:
+                synth.append(s.span_id)
+        ids = [r["record_id"] for r in records if r["record_id"] not in bad]
+        if not ids:
+            return Result(rejected=bad)
+        body, ctype = encode(request(protos), t.protocol)
+        reply = post(self.http, t.url, body, t.headers, ctype)
+        result = reply if isinstance(reply, Result) else answer(reply, ids, t)
+        result.rejected.update(bad)
+        if result.accepted:
+            for sid in synth:
+                self.sent[sid] = None
+            while len(self.sent) > SENT_SYNTH_KEEP:
+                self.sent.popitem(last=False)
+        return result
 
     def close(self) -> None:
         self.http.close()
