@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 from conftest import hook_errors, queued, run, state_of
