@@ -1,6 +1,6 @@
 """Hook and context start-to-exit wall time, side by side with the interpreter's floor.
 
-    .venv/bin/python bench/hook_latency.py [--n 200] [--only pi]
+    .venv/bin/python bench/hook_latency.py [--n 200] [--only pi|hermes]
 
 Each sample is one whole process, as the harness runs it: `python -I -S jevlin_hooks/capture/entry.py
 claude-code` with a real Claude Code payload on stdin. Every event sample is interleaved with a
@@ -8,6 +8,9 @@ floor sample (`python -I -S -c pass`, same interpreter), so machine noise hits b
 ratio of the two is what the budget is about (p50 <= 2x, p99 <= 4x). Search events use fresh
 call ids so each does the real work (new seq, fsynced record), and the transcript holds the
 call so PostToolUse finds its history without waiting.
+
+Hermes: every event its installer subscribes, and (as the alternative we did not pick for
+history) a process that reads the assistant row from a state.db with sqlite3.
 
 Pi has no hook processes: its extension streams events to one resident recorder
 (`entry.py pi --stream`) and waits only at a tool_call that may be a search, for the ack that
@@ -129,7 +132,7 @@ def pi_rows(n: int, env: dict[str, str], floor_cmd: list[str]) -> list[tuple[str
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=200)
-    ap.add_argument("--only", choices=["pi"], help="only these rows (with their floor)")
+    ap.add_argument("--only", choices=["pi", "hermes"], help="only these rows (with their floor)")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="jevlin-bench-")
     home = os.path.join(tmp, "home")
@@ -180,6 +183,10 @@ def main() -> None:
         report(pi_rows(args.n, env, floor_cmd), args.n)
         shutil.rmtree(tmp, ignore_errors=True)
         return
+    if args.only == "hermes":
+        report(hermes_rows(args.n, env, floor_cmd, tmp), args.n)
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
     for name in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolBatch",
                  "PreCompact", "Stop", "SessionEnd"):
         floor, took = [], []
@@ -204,6 +211,8 @@ def main() -> None:
         floor.append(run(floor_cmd, b"", env))
         took.append(run([PY, "-I", "-S", ENTRY, "codex-notify", json.dumps(note)], b"", env))
     rows.append(("codex notify", floor, took))
+
+    rows += hermes_rows(args.n, env, floor_cmd, tmp)
 
     # Pi: the one step the agent waits for, the ack of a search's tool_call
     rows += pi_rows(args.n, env, floor_cmd)
@@ -250,6 +259,93 @@ def report(rows: list[tuple[str, list[float], list[float]]], n: int) -> None:
         f50, t50, t99 = pct(floor, .5), pct(took, .5), pct(took, .99)
         print(f"{label:<26} {f50 * 1000:8.1f}ms {t50 * 1000:6.1f}ms {t99 * 1000:6.1f}ms "
               f"{t50 / f50:5.2f}x {t99 / f50:5.2f}x")
+
+
+def hermes_rows(n: int, env: dict[str, str], floor_cmd: list[str], tmp: str) -> list[tuple]:
+    """Every event `install --harness hermes` subscribes (Hermes waits for each), with fresh
+    turn and call ids so each does its real work; then the alternative we did not pick for
+    history: reading the assistant row from a state.db at pre_tool_call (sqlite3 import + query)."""
+    hook = [PY, "-I", "-S", ENTRY, "hermes"]
+    ev: dict[str, dict] = {}
+    for _name, p in (replay.scenario_events("basic", "hermes") + replay.scenario_events("subagent_z", "hermes")
+                     + replay.scenario_events("apierror", "hermes")):
+        ev.setdefault(p["hook_event_name"], p)
+    sid = ev["on_session_start"]["session_id"]
+
+    def with_extra(name: str, **extra: object) -> dict:
+        return dict(ev[name], session_id=sid, extra=dict(ev[name]["extra"], **extra))
+
+    def turn(i: int) -> str:
+        return f"{sid}:bench:{i:08x}"
+
+    def tool(name: str, i: int) -> dict:
+        return dict(with_extra(name, turn_id=turn(0), tool_call_id=f"call_bench_{i:06d}"),
+                    tool_input={"command": f'jevlin search "hermes {i}"'})
+
+    def prep(name: str, i: int) -> bytes:
+        if name == "pre_llm_call":
+            return json.dumps(with_extra(name, turn_id=turn(10**6 + i), is_first_turn=False)).encode()
+        if name == "post_api_request":
+            return json.dumps(with_extra(name, turn_id=turn(0), api_call_count=i + 1)).encode()
+        if name == "pre_tool_call":
+            return json.dumps(tool(name, i)).encode()
+        if name == "post_tool_call":
+            subprocess.run(hook, input=json.dumps(tool("pre_tool_call", i)).encode(), env=env, check=True)
+            return json.dumps(tool(name, i)).encode()
+        if name in ("subagent_start", "subagent_stop"):
+            child = f"child_{i:06d}"
+            if name == "subagent_stop":
+                start = with_extra("subagent_start", turn_id=turn(0), child_session_id=child)
+                subprocess.run(hook, input=json.dumps(start).encode(), env=env, check=True)
+            return json.dumps(with_extra(name, turn_id=turn(0), child_session_id=child)).encode()
+        if name == "api_request_error":
+            start = with_extra("pre_llm_call", turn_id=turn(3 * 10**6 + i))
+            subprocess.run(hook, input=json.dumps(start).encode(), env=env, check=True)
+            # the request body Hermes sends along (the fixture dropped its 44 KB of tool schemas)
+            return json.dumps(with_extra(name, turn_id=turn(3 * 10**6 + i),
+                                         request={"method": "POST", "body": "x" * 44000})).encode()
+        if name == "on_session_end":
+            start = with_extra("pre_llm_call", turn_id=turn(2 * 10**6 + i))
+            subprocess.run(hook, input=json.dumps(start).encode(), env=env, check=True)
+            return json.dumps(with_extra(name, turn_id=turn(2 * 10**6 + i))).encode()
+        return json.dumps(with_extra(name)).encode()
+
+    subprocess.run(hook, input=json.dumps(with_extra("on_session_start")).encode(), env=env, check=True)
+    subprocess.run(hook, input=json.dumps(with_extra("pre_llm_call", turn_id=turn(0))).encode(), env=env, check=True)
+    rows = []
+    for name in ("on_session_start", "pre_llm_call", "post_api_request", "pre_tool_call", "post_tool_call",
+                 "subagent_start", "subagent_stop", "on_session_end", "api_request_error", "on_session_finalize"):
+        floor, took = [], []
+        for i in range(n):
+            data = prep(name, i)
+            floor.append(run(floor_cmd, b"", env))
+            took.append(run(hook, data, env))
+        rows.append((f"hermes {name}", floor, took))
+
+    db = os.path.join(tmp, "state.db")
+    import sqlite3
+
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, "
+                "role TEXT NOT NULL, content TEXT, tool_call_id TEXT, tool_calls TEXT, timestamp REAL NOT NULL, "
+                "active INTEGER NOT NULL DEFAULT 1)")
+    con.execute("CREATE INDEX idx_messages_session ON messages(session_id, timestamp)")
+    for i in range(2000):
+        con.execute("INSERT INTO messages (session_id, role, content, tool_calls, timestamp) VALUES (?,?,?,?,?)",
+                    (f"s{i % 50}", "assistant", f"text {i}", json.dumps([{"id": f"call_{i}"}]), i))
+    con.commit()
+    con.close()
+    query = ("SELECT content FROM messages WHERE session_id='s7' AND role='assistant' AND active=1 "
+             "AND tool_calls LIKE '%call_1957%' ORDER BY id DESC LIMIT 1")
+    probe = [PY, "-I", "-S", "-c", f"import sqlite3; c = sqlite3.connect({'file:' + db + '?mode=ro'!r}, uri=True); "
+             f"c.execute({query!r}).fetchall()"]
+    floor, took = [], []
+    for _ in range(n):
+        floor.append(run(floor_cmd, b"", env))
+        took.append(run(probe, b"", env))
+    rows.append(("(not used) state.db read", floor, took))
+    return rows
 
 
 if __name__ == "__main__":

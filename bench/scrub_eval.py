@@ -1,6 +1,11 @@
-"""Recall and false positives of the scrubber on the labelled gitleaks corpus.
+"""Recall and false positives of the scrubber: on agent text, and on the labelled gitleaks corpus.
 
-    .venv/bin/python bench/scrub_eval.py [--misses] [--fps]
+    .venv/bin/python bench/scrub_eval.py [--seed 13] [--rows 700] [--misses] [--fps]
+
+Agent text (bench/agent_text/generate.py, seeded): per family, the planted secrets and personal
+data that are gone (no piece of 8 or more characters left), the rows where a piece was left
+beside a redaction (a fragment), and the decoys (hosts, paths, versions, digests, placeholders)
+kept verbatim. `--misses` prints what was missed or cut, `--fps` the decoys lost.
 
 Recall: a row is caught when its planted secret no longer occurs in the scrubbed text; a distinct
 secret is caught when every row it was planted in is caught. False positives, three ways, on the
@@ -16,14 +21,93 @@ import argparse
 import collections
 import json
 import os
+import re
 import sys
+from collections.abc import Callable
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from bench.agent_text import generate  # noqa: E402
 from jevlin_hooks.privacy import scrub  # noqa: E402
 
-CORPUS = os.environ.get("JEVLIN_CORPUS") or os.path.join(ROOT, "..", "shared", "corpus", "gitleaks-samples.jsonl")
+
+def _corpus() -> str:
+    """$JEVLIN_CORPUS, else shared/corpus beside the repository or beside a parent of it (a git
+    worktree under /work/wt/NAME finds /work/shared)."""
+    if os.environ.get("JEVLIN_CORPUS"):
+        return os.environ["JEVLIN_CORPUS"]
+    d = ROOT
+    for _ in range(3):
+        d = os.path.dirname(d)
+        path = os.path.join(d, "shared", "corpus", "gitleaks-samples.jsonl")
+        if os.path.exists(path):
+            return path
+    return os.path.join(ROOT, "..", "shared", "corpus", "gitleaks-samples.jsonl")
+
+
+CORPUS = _corpus()
+
+
+def _pieces(value: str, n: int = 8) -> list[str]:
+    return [value] if len(value) <= n else [value[i:i + n] for i in range(len(value) - n + 1)]
+
+
+_MARK = re.compile(r"\[REDACTED:[a-z0-9\-]+\]")
+
+
+def left_of(value: str, clean: str, public: tuple[str, ...] = ()) -> str:
+    """"whole" when the value survived, "fragment" when only a piece of 8+ characters did, "" when gone
+    (the [REDACTED:rule] marks are not pieces: `rubygems-token` names the rule, not the token)."""
+    clean = _MARK.sub("\x00", clean)
+    if value in clean:
+        return "whole"
+    # a piece the row's public values also hold (the base64 of -----BEGIN, shared by a key and
+    # the certificate beside it) tells nothing about the secret
+    return "fragment" if any(p in clean and not any(p in d for d in public) for p in _pieces(value)) else ""
+
+
+def family_of(name: str) -> str:
+    return name.split("-", 1)[0] if name.startswith(("i18n-", "vendor-", "pii-")) else name
+
+
+def evaluate_agent_text(rows: list, scrubber: Callable[[str], str] | None = None) -> dict:
+    """Per family: [secrets caught, secrets, pii caught, pii, rows with a fragment, rows, decoys kept, decoys]."""
+    fn = scrubber or (lambda t: scrub.scrub(t)[0])
+    fam: dict[str, list[int]] = collections.defaultdict(lambda: [0] * 8)
+    misses: list[tuple[str, str, str, str]] = []
+    lost: list[tuple[str, str, str]] = []
+    for r in rows:
+        clean = fn(r.text)
+        c = fam[family_of(r.family)]
+        c[5] += 1
+        fragment = False
+        for values, i in ((r.secrets, 0), (r.pii, 2)):
+            for v in values:
+                left = left_of(v, clean, tuple(r.decoys))
+                c[i] += not left
+                c[i + 1] += 1
+                fragment |= left == "fragment"
+                if left:
+                    misses.append((r.family, left, v, clean))
+        c[4] += fragment
+        for d in r.decoys:
+            kept = d in clean
+            c[6] += kept
+            c[7] += 1
+            if not kept:
+                lost.append((r.family, d, clean))
+    total = [sum(col) for col in zip(*fam.values(), strict=True)]
+    return {"families": dict(sorted(fam.items())), "total": total, "misses": misses, "lost": lost}
+
+
+def print_agent_text(res: dict, title: str) -> None:
+    def pct(a: int, b: int) -> str:
+        return f"{a}/{b} ({a / b:.1%})" if b else "-"
+    print(title)
+    print(f"{'family':16} {'secrets gone':>18} {'pii gone':>16} {'fragment rows':>14} {'decoys kept':>18}")
+    for name, c in [*res["families"].items(), ("ALL", res["total"])]:
+        print(f"{name:16} {pct(c[0], c[1]):>18} {pct(c[2], c[3]):>16} {c[4]:>8}/{c[5]:<5} {pct(c[6], c[7]):>18}")
 
 
 def evaluate(path: str = CORPUS) -> dict:
@@ -97,7 +181,20 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--misses", action="store_true")
     ap.add_argument("--fps", action="store_true")
+    ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--rows", type=int, default=700)
     args = ap.parse_args()
+    agent = evaluate_agent_text(generate.rows(args.seed, args.rows))
+    print_agent_text(agent, f"agent text: {args.rows} rows, seed {args.seed} (bench/agent_text/generate.py)")
+    if args.misses:
+        for fam, left, v, clean in agent["misses"]:
+            i = clean.find(v) if left == "whole" else max(clean.find(p) for p in _pieces(v))
+            print(f"MISS {fam} ({left}): {v[:40]!r} in ...{clean[max(0, i - 80):i + 60]!r}")
+    if args.fps:
+        for fam, d, clean in agent["lost"]:
+            print(f"LOST {fam}: {d[:60]!r} in {clean[-300:]!r}")
+    print()
+    print("gitleaks corpus")
     res = evaluate()
     print(f"recall: {res['distinct_caught']}/{res['distinct_secrets']} distinct secrets "
           f"({res['recall_distinct']:.1%}); {res['recall_rows']:.1%} of {res['rows']} rows; "

@@ -448,6 +448,8 @@ def _install(ns: Any) -> int:
             continue
         try:
             backup = install.apply(change)
+        except install.InstallError as exc:
+            return _fail(str(exc))
         except OSError as exc:
             return _fail(f"cannot write {change.path}: {exc.strerror or exc}")
         verb = "removed our hooks from" if remove else "installed hooks in"

@@ -138,6 +138,56 @@ def check_cursor(out: list[tuple[bool, str]]) -> None:
                           "those copies are recognised and counted once"))
 
 
+def check_hermes(out: list[tuple[bool, str]]) -> None:
+    """Found, installed (every event, the current command and matcher), approved in the
+    allowlist (Hermes skips unapproved hooks silently outside a terminal), in every home."""
+    from jevlin_hooks import install_hermes as ih
+
+    if not (shutil.which("hermes") or os.path.isdir(ih.hermes_home())):
+        return
+    fix = "run `jevlin-hooks install --harness hermes`"
+    for home in ih.homes():
+        path = os.path.join(home, "config.yaml")
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = ih._yaml().load(f)
+        except FileNotFoundError:
+            data = None
+        except Exception as exc:  # noqa: BLE001 - any parse failure is the user's to fix
+            out.append((False, f"hermes: {path} is not valid YAML ({type(exc).__name__}); fix it, then {fix}"))
+            continue
+        hooks = data.get("hooks") if isinstance(data, dict) else None
+        ours = {e: [h for h in hs if ih.is_ours(h)] for e, hs in (hooks or {}).items() if isinstance(hs, list)}
+        ours = {e: hs for e, hs in ours.items() if hs}
+        if not ours:
+            out.append((False, f"hermes: found, hooks not installed in {home}; {fix}"))
+            continue
+        missing = [e for e in ih.EVENTS if e not in ours]
+        cmd = ih.command()
+        stale = sorted({str(h.get("command")) for hs in ours.values() for h in hs} - {cmd})
+        if missing:
+            out.append((False, f"hermes: {len(missing)} event(s) without our hook in {path} ({', '.join(missing)}); {fix}"))
+        elif stale:
+            out.append((False, f"hermes: our hooks in {path} run another command than this install's; {fix}"))
+        else:
+            out.append((True, f"hermes: hooks installed for all {len(ih.EVENTS)} events in {path}"))
+        want = ih.matcher(ih._search_tools())
+        if any(h.get("matcher") != want for e in ih.TOOL_EVENTS for h in ours.get(e, [])):
+            out.append((False, f"hermes: the tool matcher in {path} is not [search] tools' any more; {fix}"))
+        allow = _load_json(os.path.join(home, ih.ALLOWLIST))
+        approved = {(a.get("event"), a.get("command")) for a in (allow or {}).get("approvals", [])
+                    if isinstance(a, dict)} if isinstance(allow, dict) else set()
+        # consent is keyed by the exact command string: a changed command is an unapproved one
+        unapproved = [e for e, hs in ours.items() for h in hs if (e, h.get("command")) not in approved]
+        if unapproved:
+            out.append((False, f"hermes: {len(unapproved)} of our hooks not approved in {home}/{ih.ALLOWLIST} "
+                               f"(consent drift: Hermes skips them outside a terminal); {fix}"))
+        else:
+            out.append((True, f"hermes: our hooks are approved in {home}/{ih.ALLOWLIST}"))
+        if isinstance(data, dict) and data.get("hooks_auto_accept") is True:
+            out.append((True, f"hermes: hooks_auto_accept is on in {path}: Hermes runs any hook without asking"))
+
+
 def check_pi(out: list[tuple[bool, str]]) -> None:
     """Pi: our extension file in its agent dir, current, and pointing at an interpreter and entry
     point that exist (Pi would load it and get nothing otherwise)."""
@@ -236,9 +286,10 @@ def run() -> int:
     check_claude(out)
     check_codex(out)
     check_cursor(out)
+    check_hermes(out)
     check_pi(out)
     if not out:
-        out.append((False, "no coding agent found (claude, codex, cursor, pi); install one, then "
+        out.append((False, "no coding agent found (claude, codex, cursor, hermes, pi); install one, then "
                            "`jevlin-hooks install`"))
     check_home(home, out)
     from jevlin_hooks.views.term import inert

@@ -54,6 +54,9 @@ class Change:
     path: str
     before: bytes | None
     after: bytes | None
+    # a file the harness itself rewrites under a lock (Hermes's allowlist): held while we write,
+    # and the change is refused if the file moved since it was planned
+    lock: str | None = None
     backup: bool = True  # False for a file that is wholly ours (Pi's extension): nothing to restore
 
     @property
@@ -345,6 +348,24 @@ def apply(change: Change) -> str | None:
     """
     if not change.changed:
         return None
+    if change.lock is None:
+        return _apply(change)
+    import fcntl
+
+    os.makedirs(os.path.dirname(change.lock), exist_ok=True)
+    with open(change.lock, "a+", encoding="utf-8") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        try:
+            with open(change.path, "rb") as f:
+                now: bytes | None = f.read()
+        except FileNotFoundError:
+            now = None
+        if now != change.before:
+            raise InstallError(f"{change.path} changed while we were planning; left untouched, run the command again")
+        return _apply(change)
+
+
+def _apply(change: Change) -> str | None:
     recs = _records()
     key = os.path.abspath(change.path)
     prev = recs.get(key) if isinstance(recs.get(key), dict) else None
@@ -413,6 +434,22 @@ def _cursor_plans(project: str | None, remove: bool, opts: dict[str, Any]) -> li
     return [plan_cursor(cursor_hooks_path(project), remove=remove)]
 
 
+def _hermes_plans(project: str | None, remove: bool, opts: dict[str, Any]) -> list[Change]:
+    from jevlin_hooks import install_hermes
+
+    return install_hermes.plans(project, remove, opts)
+
+
+def _hermes_found() -> str | None:
+    """Hermes on PATH, or its home (``HERMES_HOME`` or ~/.hermes)."""
+    import shutil
+
+    from jevlin_hooks import install_hermes
+
+    return shutil.which("hermes") or (install_hermes.hermes_home() if os.path.isdir(install_hermes.hermes_home())
+                                      else None)
+
+
 def _pi_plans(project: str | None, remove: bool, opts: dict[str, Any]) -> list[Change]:
     from jevlin_hooks import install_pi
 
@@ -463,6 +500,9 @@ INSTALLERS: dict[str, Installer] = {
                                      "the jevlin-hooks entries", _found("codex", "~/.codex")),
     "cursor": Installer(_cursor_plans, "next: restart Cursor; if Cursor also runs your ~/.claude hooks, each event "
                                        "is still counted once", _found("cursor", "~/.cursor")),
+    "hermes": Installer(_hermes_plans, "next: Hermes runs the hooks from its next start (approved for you in "
+                                       "shell-hooks-allowlist.json; `hermes hooks list` shows them); the terminal "
+                                       "tool's login shell must find `jevlin` on PATH", _hermes_found),
     "pi": Installer(_pi_plans, "next: start `pi` (or type /reload in a running one); `pi --no-extensions` runs "
                                "without it", _pi_found),
 }

@@ -383,9 +383,13 @@ def test_no_secret_or_raw_id_reaches_any_sink(probe_home, sink, tmp_path):
             received = b"".join(srv.raw)
             assert len(srv.received) == 2
     text = received.decode("latin-1")
-    for raw in (sid, tid, cid, GH, AWS, PW, "alice", "secret output"):
+    # tool output never leaves: only the local store keeps a scrubbed summary of what came back
+    tool_output = () if sink == "local" else ("secret output",)
+    for raw in (sid, tid, cid, GH, AWS, PW, "alice", *tool_output):
         assert raw not in text, f"{raw} reached the {sink} sink"
     assert "REDACTED" in text
+    if sink == "local":
+        assert "secret output [REDACTED" in text
 
 
 def test_local_store_refuses_a_planted_symlink(home, tmp_path):

@@ -126,6 +126,8 @@ def test_interrupted_search_is_queued_at_session_end(probe_home, tmp_path):
     assert rec["status"] == "interrupted" and rec["seq"] == 1
     st = state_of(probe_home, S_INT)
     assert st["pending"] == {} and st["turns"][0]["outcome"] == "interrupted"
+    (turn,) = queued(probe_home, "turn_end")  # the tokens it had used by then, from the transcript
+    assert turn["outcome"] == "interrupted" and turn["tokens"]["input"] > 0 and turn["tokens"]["output"] > 0
 
 
 def test_stop_failure_outcome(probe_home, tmp_path):

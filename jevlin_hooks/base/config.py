@@ -27,13 +27,13 @@ def defaults() -> dict[str, Any]:
         "ship": {"sink": "local", "endpoint": "", "api_key": "", "headers": {}, "otlp_protocol": ""},
         "search": {
             "shell_commands": ["jevlin search"],
-            "tools": ["WebSearch", "web_search", "mcp__jevlin__*"],
+            "tools": ["WebSearch", "web_search", "mcp__jevlin__*", "mcp_jevlin_*"],
         },
         "daemon": {"autostart": True, "batch_size": 500, "batch_bytes": 1048576, "backoff_max_s": 300.0,
                    "rescan_s": 5.0, "abandon_after_s": 3600.0},
         "spool": {"max_mb": 512},
         "retention": {"days": 30},
-        "privacy": {"disabled_rules": []},
+        "privacy": {"disabled_rules": [], "local_results": True},
     }
 
 
@@ -60,6 +60,7 @@ _TYPES: dict[tuple[str, ...], type | tuple[type, ...]] = {
     ("spool", "max_mb"): (int, float),
     ("retention", "days"): (int, float),
     ("privacy", "disabled_rules"): list,
+    ("privacy", "local_results"): bool,
 }
 
 

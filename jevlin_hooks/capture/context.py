@@ -2,7 +2,9 @@
 
 Lookup order (narrowest evidence wins, DESIGN.md "Identity"):
 1. the environment: ``CLAUDE_CODE_SESSION_ID`` (Claude Code's shell tool), ``CODEX_SESSION_ID`` /
-   ``CODEX_THREAD_ID`` / ``CODEX_TOOL_CALL_ID`` (Codex's);
+   ``CODEX_THREAD_ID`` / ``CODEX_TOOL_CALL_ID`` (Codex's), ``HERMES_SESSION_ID`` (Hermes's, only a
+   hint: a rotated id is mapped to its thread, and a subagent's id to its parent thread when the
+   parent's pending call is this command);
 2. inside that lineage, the pending call the PreToolUse hook recorded for this command;
 3. process ancestry: an ancestor that is a known agent process (``sessions/pid``);
 4. the workspace, exact match (``sessions/cwd``): never "the nearest parent directory";
@@ -47,6 +49,33 @@ def _choose_call(state: dict[str, Any], agent_id: str | None, call_id: str | Non
     return max(pick, key=lambda p: p.get("started", 0))
 
 
+def _named(home: str, harness: str, session_id: str) -> dict[str, Any] | None:
+    """The lineage a session id names: its own, or the thread it rotated away from (Hermes)."""
+    state = lineage.read(home, lineage.file_name(harness, session_id))
+    if state is None:
+        idx = lineage.read_index(home, "alias", lineage.workspace_key(f"{harness}:{session_id}"))
+        if idx and isinstance(idx.get("lineage"), str):
+            state = lineage.read(home, idx["lineage"])
+    return state
+
+
+def _command_matches(state: dict[str, Any], lines: list[str]) -> bool:
+    return any(p.get("command") and any(p["command"] in line for line in lines)
+               for p in state.get("pending", {}).values())
+
+
+def _parent_if_its_call(home: str, harness: str, state: dict[str, Any]) -> dict[str, Any]:
+    """A subagent's id in the environment may be stale: Hermes's tool shell keeps the child's id
+    in the parent's later tools. The thread whose pending call this command is wins."""
+    parent = lineage.read(home, lineage.file_name(harness, state["parent_session_id"]))
+    if parent is None or not parent.get("pending"):
+        return state
+    lines = [procinfo.cmdline(pid) for pid in procinfo.ancestors()[:8]]
+    if _command_matches(parent, lines) and not _command_matches(state, lines):
+        return parent
+    return state
+
+
 def _from_state(
     state: dict[str, Any], source: str, agent_id: str | None = None, call_id: str | None = None
 ) -> dict[str, Any]:
@@ -59,7 +88,7 @@ def _from_state(
         "source": source,
         "harness": state.get("harness"),
         "raw_session_id": agent_id if agent_id else state.get("session_id"),
-        "raw_parent_session_id": state.get("session_id") if agent_id else None,
+        "raw_parent_session_id": state.get("session_id") if agent_id else state.get("parent_session_id"),
         "raw_turn_id": (call or {}).get("turn_id") or (agent or {}).get("turn_id") or turn.get("id"),
         "raw_call_id": (call or {}).get("call_id") or call_id,
         "window": (call or {}).get("window", (agent or state).get("window", 0)),
@@ -126,8 +155,10 @@ def resolve_raw(home: str, env: Mapping[str, str] | None = None, cwd: str | None
         named = harnesses.get(name).from_env(env)
         if named is None:
             continue
-        state = lineage.read(home, lineage.file_name(name, named[0]))
+        state = _named(home, name, named[0])
         if state is not None:
+            if state.get("parent_session_id") and named[2] is None:
+                state = _parent_if_its_call(home, name, state)
             return _from_state(state, "env", named[1], named[2])
     # Our own pid first: a shell that runs one command execs it, so the agent's shell tool
     # process can be this very process.

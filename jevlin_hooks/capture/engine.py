@@ -14,7 +14,10 @@ Normalized event (a dict, built by jevlin_hooks.capture.harness.*):
   session_start may carry parent_session_id (a child agent process: Pi), forked_from (the
   thread a fork came from) and resume {compactions: [ids], seq} (what the harness's own session
   file says); compacted carries compaction_id (counted once per id); session_end may carry
-  outcome (default interrupted).
+  outcome (default interrupted). What a harness shows only by its effects (Hermes, see _note_effects): window_id,
+  context_size / context_grow_to, usage, resumed, parent_session_id / parent_call_id /
+  parent_turn_id,
+  in_parent_process
 """
 
 from __future__ import annotations
@@ -100,6 +103,7 @@ def apply(
     if state is None:
         state = new_state(harness, ev)
     _note_event(state, ev)
+    _note_effects(state, ev)
     records: list[Record] = []
     if not _compaction_step(state, ev):
         handler = HANDLERS.get(ev["kind"])
@@ -119,6 +123,55 @@ def _note_event(state: State, ev: Event) -> None:
     if ev.get("agent_pid"):
         state["agent_pid"] = ev["agent_pid"]
         state["agent_pid_start"] = ev.get("agent_pid_start")
+
+
+# --- what a harness shows only by its effects (Hermes) -----------------------------------
+
+def _note_effects(state: State, ev: Event) -> None:
+    """Facts no event of their own announces: a compaction (window + 1), a resume, the parent of
+    a subagent that has a lineage of its own, the tokens of one model call."""
+    if ev.get("parent_session_id") and not state.get("parent_session_id"):
+        # the child thread's records name the parent thread and the call that spawned it
+        state["parent_session_id"] = ev["parent_session_id"]
+        state["parent_call"] = ev.get("parent_call_id")
+        state["parent_turn"] = ev.get("parent_turn_id")
+    if ev.get("in_parent_process"):
+        # a child run inside its parent's process and workspace (a Hermes subagent): the pid and
+        # cwd indexes stay the parent's
+        state["in_parent_process"] = True
+    if state.get("in_parent_process"):
+        state["cwd"] = state["agent_pid"] = None
+    if ev.get("window_id") or "context_size" in ev:
+        _window_signals(state, ev)
+    if ev.get("usage") and state["turn"] is not None and ev.get("turn_id") in (None, state["turn"]["id"]):
+        tokens = state["turn"].setdefault("tokens", dict(ZERO_TOKENS))
+        for k, v in ev["usage"].items():
+            tokens[k] = tokens.get(k, 0) + v
+    if ev.get("resumed") and state["status"] == "ended":
+        state["status"] = "active"  # a resume that sends no SessionStart (Hermes --resume)
+        _push(state["sources"], "resume", 16)
+
+
+def _window_signals(state: State, ev: Event) -> None:
+    """A compaction seen by its effects: the harness's session id changed inside the thread
+    (``window_id``, a rotation), or a request of the same turn holds fewer messages than the
+    last one grew to (``context_size``). Both can show one compaction on one event: +1 once."""
+    new = False
+    wid = ev.get("window_id")
+    if wid:
+        seen = state.setdefault("window_ids", [])
+        if not seen:
+            seen.append(wid)
+        elif wid not in seen:
+            _push(seen, wid, TURNS_KEEP)
+            new = True
+    if "context_size" in ev:
+        expect = state.get("context_expect")
+        if expect and expect[0] == ev.get("turn_id") and ev["context_size"] < expect[1]:
+            new = True
+        state["context_expect"] = [ev.get("turn_id"), ev.get("context_grow_to", ev["context_size"])]
+    if new:
+        state["window"] = state.get("window", 0) + 1
 
 
 # --- compaction --------------------------------------------------------------------------
@@ -277,6 +330,8 @@ def _on_post_tool(state: State, ev: Event, cfg: Config, history_for: History, re
         hist = p.get("history")
     if hist is None:
         hist = history_for(p)
+    if ev.get("result"):
+        p["result"] = ev["result"]  # what came back, for the local store only (capture/results.py)
     records.append(_search_record(state, p, status, dur, hist))
 
 
@@ -566,7 +621,7 @@ def _close_turn(state: State, ev: Event, cfg: Config, outcome: str, history_for:
     state["turn"] = None
     _push(state["closed_turns"], turn["id"], TURNS_KEEP)
     summary = ev.get("summary") or {}
-    tokens = summary.get("tokens") or dict(ZERO_TOKENS)
+    tokens = summary.get("tokens") or turn.get("tokens") or dict(ZERO_TOKENS)
     model = summary.get("model") or ev.get("model") or state.get("model")
     if model:
         state["model"] = model
@@ -646,12 +701,12 @@ def _search_record(state: State, p: Pending, status: str, duration_ms: int | Non
         "turn_id": p.get("turn_id"),
         "call_id": p["call_id"],
         # a subagent names its session and spawning call; a root thread only when it is a
-        # child agent process that said so at its start (Pi)
+        # child agent that said so (a Pi child process; a Hermes subagent, with its call)
         "parent_session_id": state["session_id"] if agent_id else state.get("parent_session_id"),
-        "parent_call_id": agent.get("parent_call") if agent_id else None,
-        # the root turn the subagent was started in (a Codex child thread has turns of its own):
-        # the OTLP sink puts the subagent's spans in that turn's trace
-        "parent_turn_id": agent.get("parent_turn") if agent_id else None,
+        "parent_call_id": agent.get("parent_call") if agent_id else state.get("parent_call"),
+        # the root turn the subagent was started in (a Codex child thread has turns of its own;
+        # a Hermes subagent a lineage of its own): the OTLP sink puts its spans in that turn's trace
+        "parent_turn_id": agent.get("parent_turn") if agent_id else state.get("parent_turn"),
         "window": p["window"],
         "seq": p["seq"],
         "history": history or "",
@@ -660,6 +715,7 @@ def _search_record(state: State, p: Pending, status: str, duration_ms: int | Non
         "tool": p.get("tool") or "",
         "status": status,
         "duration_ms": duration_ms,
+        **({"result": p["result"]} if p.get("result") else {}),
     }
 
 

@@ -98,7 +98,11 @@ def _content(entry: dict[str, Any]) -> list[Any]:
 def _is_prompt(entry: dict[str, Any]) -> bool:
     """A user line that starts a turn, as opposed to one carrying tool results."""
     content = _content(entry)
-    return not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+    if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+        return False
+    # Claude Code's own marker after an interrupt is a user line in the same turn, not a prompt
+    return not any(isinstance(b, dict) and isinstance(b.get("text"), str)
+                   and b["text"].startswith("[Request interrupted by user") for b in content)
 
 
 def _clip(texts: list[str]) -> str:

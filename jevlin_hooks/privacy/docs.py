@@ -29,8 +29,14 @@ queued record and, before any sink sees it:
    `[REDACTED:<rule>]`; overlapping findings merge; nothing of a secret survives. Free text is cut
    to its first 64 KiB first.
 
-A tool's input or output is never queued, so it never leaves. Turn-end records are sent only with
+A tool's input or output never leaves. Turn-end records are sent only with
 `[miner] turn_end = true`.
+
+**The local store only**: with the local sink (the default), each search also keeps a short
+summary of what it returned (`result`: how many lines came back and the first 2 KiB, scrubbed with
+the same rules), so `jevlin-hooks thread` and `jevlin-hooks ui` show whether a search moved the
+task along. It is not in any record's field list below, so no other sink (the platform, OTLP) can
+receive it. `[privacy] local_results = false` stops it being queued at all.
 
 `jevlin-hooks preview` prints exactly what would be sent for the records now queued, without
 sending anything. `jevlin-hooks scrub --explain < file` shows which rules fire, with positions
@@ -57,6 +63,25 @@ Rules run on RE2 (linear time: no input can make them slow) behind a keyword pre
 """
 
 
+SPLIT = """
+## Secrets split across lines
+
+Agents and terminals cut long values: Python's implicit string concatenation
+(`("sk-proj-abc"\\n "def")`), `"abc" + "def"`, a shell line continuation (`abc\\` then `def` on the
+next line), and a terminal's hard wrap (a line of exactly 80, 100 or 120 characters running on).
+Around each such joint the scrubber also reads the text with the joint taken out; a secret found
+across a joint is redacted in the original text over both pieces and the joint, so no piece of it
+is left beside a `[REDACTED]`. YAML literal and folded blocks (`password: |`, `api_secret: >-`)
+under a credential-named key are redacted line by line (`yaml-block-secret`). Turning a rule off
+turns it off here too; personal-data rules do not look across joints.
+
+The rules for agent text (command-line passwords, cloud CLIs, base64 keys, credentials in other
+languages, phone numbers, cards, IBANs, SSNs) are in the table above and turn off by name like the
+others: `disabled_rules = ["phone-number", "phone-number-labelled", "payment-card", "iban",
+"us-ssn"]` keeps every number, for one.
+"""
+
+
 def markdown() -> str:
     out = [HEADER]
     for kind, fields in record.ALLOWED.items():
@@ -69,6 +94,7 @@ def markdown() -> str:
     for r in RULES:
         desc = r.description.replace("|", "\\|")
         out.append(f"| `{r.name}` | {r.category} | {desc} |\n")
+    out.append(SPLIT)
     out.append("\n## What a matching rule still leaves alone\n\n")
     out.append(scrub.LEFT_ALONE)
     return "".join(out)

@@ -32,6 +32,8 @@ _STRONG = (
     r"|auth[_.\-]?key|private[_.\-]?key|client[_.\-]?secret|credentials?|session[_.\-]?key|signing[_.\-]?key"
     r"|encryption[_.\-]?key|master[_.\-]?key|license[_.\-]?key|app[_.\-]?key|secret[_.\-]?key|bearer|jwt"
     r"|auth[_.\-]?token|pat|_sig|creds)[a-z0-9_.\-]*|[a-z0-9_.\-]*[a-z0-9][_.\-]?key"
+    # DB_PASS, SMTP_PASS, MYSQL_PWD, LDAP_BIND_PW, REDIS_PASSWD: the short forms only at the end
+    r"|[a-z0-9_.\-]*[a-z0-9][_.\-](?:pass|pwd|pw|passwd|passphrase)"
 )
 # Key names that only hint: the value must also look random (the entropy check).
 _WEAK = r"[a-z0-9_.\-]*(?:key|_id|client[_.\-]?id|access[_.\-]?id|sid|account|auth|salt|hash|cookie)[a-z0-9_.\-]*"
@@ -40,6 +42,34 @@ _QUOTED_OR_BARE = r"""(?:"([^"\r\n]{3,})"|'([^'\r\n]{3,})'|`([^`\r\n]{3,})`|["'`
 # `key = v`, `key: v`, `key := v`, `key => v`, `"key", "v"`, and typed declarations
 # (`String key = v`, `var key string = v`); never across a line break.
 _ASSIGN = r"""(?:["'`]?[ \t]*(?:=>|:{1,3}=|[?.+:]?=|:)|["'`][ \t]*,|[ \t]+[A-Za-z_][\w.\[\]<>]*[ \t]*=)[ \t]*"""
+
+# A value after a command-line flag: quoted whole, or a bare shell word.
+_CMD_VALUE = r"""(?:'([^'\r\n]+)'|"([^"\r\n]+)"|([^\s'"`;|&<>()]+))"""
+
+# Credential words in the user's language (lower case: the keyword gate sees lower-cased text).
+# English ones are the other rules' job; "password" joins only where another language's verb follows.
+_I18N_WORDS = (
+    # the twelve the issue names
+    "passwort", "kennwort", "zugangsdaten", "schlüssel", "geheime", "geheimnis", "mot de passe", "mdp", "clé", "clef",
+    "jeton", "contraseña", "contrasena", "clave", "secreto", "senha", "palavra-passe", "chave", "chiave", "segreto",
+    "parola d'ordine", "wachtwoord", "sleutel", "парол", "ключ", "токен", "секрет", "hasł", "klucz", "şifre", "parola",
+    "anahtar", "密码", "密碼", "密钥", "密鑰", "秘钥", "金鑰", "口令", "令牌", "パスワード", "暗証番号", "秘密鍵", "キー",
+    "トークン", "シークレット", "비밀번호", "암호", "패스워드", "키", "토큰",
+    # "password" and "token" followed by another language's words
+    "password è", "password é", "password ist", "password est", "password es", "password del", "password della",
+    "password dell'", "password di", "password per", "password do", "password da", "password de", "password van",
+    "password für", "password voor", "token de", "token d'", "token di", "token do", "token da",
+    # a few more languages, as cheap as the others
+    "heslo", "lösenord", "adgangskode", "passord", "salasana", "jelszó", "κωδικός", "סיסמה", "كلمة المرور", "पासवर्ड",
+    "mật khẩu", "kata sandi", "รหัสผ่าน",
+)
+
+_PHONE_WORDS_LATIN = (
+    "phone", "tel", "call", "mobile", "cell", "fax", "whatsapp", "sms", "text me", "ring", "dial", "kontakt", "telefon",
+    "handy", "téléphone", "portable", "teléfono", "móvil", "celular", "telefone", "telemóvel", "telefono", "cellulare",
+    "nummer", "número", "numéro", "numero", "numer",
+)
+_PHONE_WORDS_OTHER = ("телефон", "тел.", "电话", "手机", "電話", "携帯", "전화", "휴대폰")
 
 RULES: tuple[Rule, ...] = (
     # --- private keys and structured credentials -------------------------------------------
@@ -50,25 +80,25 @@ RULES: tuple[Rule, ...] = (
     Rule("jwt", "secret", "JSON Web Tokens (eyJ header . eyJ payload . signature)",
          r"\beyJ[A-Za-z0-9_\-\\]{5,}\.(?:eyJ|ey)[A-Za-z0-9_\-\\]{3,}\.[A-Za-z0-9_\-\\.+/=]*", ("eyj",)),
     Rule("jwt-base64", "secret", "base64-encoded JWTs (ZXlK...)", r"\b(?:ZXlK|ZXlH|ZXlB)[A-Za-z0-9+/=]{20,}", ("zxl",)),
-    Rule("url-credentials", "secret", "user:password in URLs (scheme://user:pass@host), database and broker connection strings included; scheme and host stay",
-         r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,30}://([^\s:/@\"'<>]{1,}:[^\s/@\"'<>]{1,})@", ("://",), 1),
+    Rule("url-credentials", "secret", "the password in URLs (scheme://user:pass@host), database and broker connection strings included; scheme, user name, host and path stay (the user name is an account like postgres or app, and it tells which credential leaked)",
+         r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,30}://[^\s:/@\"'<>]*:([^\s/@\"'<>]{1,})@", ("://",), 1),
     Rule("authorization-header", "secret", "Authorization / Proxy-Authorization header values (Bearer, Basic, Token, Digest, ...)",
-         r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?((?:bearer|basic|token|digest|apikey|api-key|negotiate|ntlm|aws4-hmac-sha256|sha256~)?\s*[^\s\"'\\]{3,})",
+         r"(?i)\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?((?:bearer|basic|token|digest|apikey|api-key|negotiate|ntlm|aws4-hmac-sha256|sha256~)?[ \t]*[^\s\"'\\]{3,})",
          ("authorization",), 1, "authz"),
-    Rule("bearer-token", "secret", "Bearer tokens outside an Authorization header", r"(?i)\bbearer\s+([A-Za-z0-9._~+/=\-]{12,})", ("bearer",), 1),
+    Rule("bearer-token", "secret", "Bearer tokens outside an Authorization header", r"(?i)\bbearer[ \t]+([A-Za-z0-9._~+/=\-]{12,})", ("bearer",), 1),
     Rule("api-header", "secret", "credential-carrying HTTP headers: X-Api-Key, Api-Token, X-Auth-Token, PRIVATE-TOKEN, ...",
-         r"(?i)\b(?:x-)?(?:api[-_]?(?:key|token)|auth[-_]?token|access[-_]?token|private-token|x-vault-token|x-goog-api-key)[\"']?\s*:\s*[\"']?([^\s\"'\\$]{6,})",
+         r"(?i)(?:^|[^/A-Za-z0-9_\-])(?:x-)?(?:api[-_]?(?:key|token)|auth[-_]?token|access[-_]?token|private-token|x-vault-token|x-goog-api-key)[\"']?[ \t]*:[ \t]*[\"']?([^\s\"'\\$]{6,})",
          ("key", "token"), 1),
     Rule("basic-auth-flag", "secret", "credentials given to curl/wget/httpie (-u user:pass, --user, --password)",
-         r"(?:\s-u\s*|--user[\s=]+|--proxy-user[\s=]+|--http-user[\s=]+)(?:\"([^\"\s]*\"?:\"?[^\"\s]*)\"|'([^'\s]*:[^'\s]*)'|([^\s\"']*:[^\s\"']*))",
+         r"(?:\s-u\s*|--user[\s=]+|--proxy-user[\s=]+|--http-user[\s=]+)(?:\"([^\"\r\n]*\"?:\"?[^\"\r\n]*)\"|'([^'\r\n]*:[^'\r\n]*)'|([^\s\"']*:[^\s\"']*))",
          ("-u", "--user", "user"), (1, 2, 3), "userpass"),
     Rule("basic-auth-flag-quoted", "secret", "curl -u user:'password' with the password quoted on its own",
          r"(?:\s-u\s*|--user[\s=]+)[^\s\"':]+:('[^'\r\n]+'|\"[^\"\r\n]+\")", ("-u", "--user"), 1),
     Rule("bundler-credentials", "secret", "gem server credentials in Bundler settings (BUNDLE_HOST__NAME: user:pass)",
          r"\bBUNDLE_[A-Z0-9_]*__[A-Z0-9_]+[\"']?[ \t]*[=:][ \t]*[\"']?([^\s\"':]+:[^\s\"']+)", ("bundle_",), 1),
     # --- vendor formats with a recognisable prefix -------------------------------------------
-    Rule("anthropic-api-key", "secret", "Anthropic keys: API (sk-ant-api03-) and admin (sk-ant-admin01-) keys in their published shape (95 characters ending in AA), and every other sk-ant- kind (OAuth oat/ort, session sid) at any length",
-         r"\b(sk-ant-(?:(?:api|admin)\d\d-[A-Za-z0-9_\-]{93}AA|[a-z]{2,10}\d{2}-[A-Za-z0-9_\-]{20,}))(?:[^A-Za-z0-9_\-]|$)", ("sk-ant-",), 1, "anthropic"),
+    Rule("anthropic-api-key", "secret", "Anthropic keys: API (sk-ant-api03-) and admin (sk-ant-admin01-) keys in their published shape (95 characters ending in AA) or near it (85-110 random characters), and every other sk-ant- kind (OAuth oat/ort, session sid) at any length",
+         r"\b(sk-ant-(?:(?:api|admin)\d\d-[A-Za-z0-9_\-]{85,110}|[a-z]{2,10}\d{2}-[A-Za-z0-9_\-]{20,}))(?:[^A-Za-z0-9_\-]|$)", ("sk-ant-",), 1, "anthropic"),
     Rule("openai-api-key", "secret", "OpenAI keys: project (sk-proj-), service account (sk-svcacct-), admin (sk-admin-) and legacy (sk-...T3BlbkFJ...)",
          r"\bsk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{20,}|[A-Za-z0-9_\-]{16,}T3BlbkFJ[A-Za-z0-9_\-]{16,}|[A-Za-z0-9]{40,64})\b", ("sk-",)),
     Rule("aws-access-key-id", "secret", "AWS access key ids (AKIA, ASIA, ABIA, ACCA, A3T...)", r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b", ("akia", "asia", "abia", "acca", "a3t")),
@@ -151,6 +181,20 @@ RULES: tuple[Rule, ...] = (
             ("sourcegraph-token", "Sourcegraph access tokens (sgp_ + 40 hex, with an optional 16-hex instance id or local_ before them)", ("sgp_",), r"sgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}"),
             ("sonarqube-token", "SonarQube tokens (sqp_, squ_, sqa_)", ("sqp_", "squ_", "sqa_"), r"sq[pau]_[A-Za-z0-9]{40}"),
             ("cloudflare-origin-ca-key", "Cloudflare Origin CA keys (v1.0-)", ("v1.0-",), r"v1\.0-[a-f0-9]{24}-[a-f0-9]{100,}"),
+            ("openrouter-key", "OpenRouter API keys (sk-or-v1-)", ("sk-or-",), r"sk-or-v1-[a-f0-9]{64}"),
+            ("stripe-webhook-secret", "Stripe webhook signing secrets (whsec_)", ("whsec_",), r"whsec_[A-Za-z0-9+/=]{24,}"),
+            ("langsmith-key", "LangSmith API keys (lsv2_pt_, lsv2_sk_, ls__)", ("lsv2_", "ls__"), r"(?:lsv2_(?:pt|sk)_[A-Za-z0-9]{32,}(?:_[A-Za-z0-9]+)*|ls__[A-Za-z0-9]{16,})"),
+            ("supabase-key", "Supabase access tokens and secret keys (sbp_, sb_secret_)", ("sbp_", "sb_secret_"), r"(?:sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_\-]{20,})"),
+            ("llm-provider-key-2", "more LLM and AI API keys: Tavily tvly-, Pinecone pcsk_, Cerebras csk-, Firecrawl fc-, Fireworks fw_, ElevenLabs sk_ + 48 hex, DeepSeek-style sk- + 32 hex",
+             ("tvly-", "pcsk_", "csk-", "fc-", "fw_", "sk_", "sk-"),
+             r"(?:tvly-(?:dev-|prod-)?[A-Za-z0-9]{32,}|pcsk_[A-Za-z0-9]{4,8}_[A-Za-z0-9]{40,}|csk-[a-z0-9]{40,}|fc-[a-f0-9]{32}|fw_[A-Za-z0-9]{24,}|sk_[a-f0-9]{48}|sk-[a-f0-9]{32})"),
+            ("dev-platform-token", "developer platform tokens: Neon napi_, Figma figd_, Resend re_, Bitbucket ATBB, Airtable pat...., NuGet oy2, Render rnd_, Netlify nfp_, Notion legacy secret_",
+             ("napi_", "figd_", "re_", "atbb", "pat", "oy2", "rnd_", "nfp_", "secret_"),
+             r"(?:napi_[a-z0-9]{60,}|figd_[A-Za-z0-9_\-]{40,}|re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}|ATBB[A-Za-z0-9]{32,}|pat[A-Za-z0-9]{14}\.[a-f0-9]{64}|oy2[a-z0-9]{43}|rnd_[A-Za-z0-9]{32}|nfp_[A-Za-z0-9]{36,}|secret_[A-Za-z0-9]{43})"),
+            ("payment-provider-token", "payment and banking API tokens: PayPal/Braintree access tokens (access_token$production$...), Plaid access tokens (access-production-<uuid>)",
+             ("access_token$", "access-production-", "access-sandbox-", "access-development-"),
+             r"(?:access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}|access-(?:production|sandbox|development)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"),
+            ("dropbox-token", "Dropbox short-lived access tokens (sl. + 130 or more characters)", ("sl.",), r"sl\.[A-Za-z0-9_\-]{130,}"),
         )
     ),
     Rule("okta-token", "secret", "Okta API tokens (00 + 40 characters) with okta or SSWS in the 64 characters before",
@@ -158,16 +202,62 @@ RULES: tuple[Rule, ...] = (
     Rule("teams-webhook-url", "secret", "Microsoft Teams / Office 365 incoming webhook URLs", r"\b[a-z0-9\-]+\.webhook\.office\.com/webhookb2/[A-Za-z0-9@\-]+/IncomingWebhook/[A-Za-z0-9\-/]+", ("webhook.office.com",)),
     Rule("quoted-high-entropy", "secret", "long random-looking quoted values (32+ characters, mixed letters and digits, high entropy) next to any name: vendor keys named only for their vendor",
          r"(?:^|[^A-Za-z0-9_\-])([A-Za-z_][A-Za-z0-9_\-]*)[\"']?[ \t]*(?:=>|:=|=|:|,)[ \t]*[\"'`]?([A-Za-z0-9+/=_\-]{32,})", ("=", ":", ","), 2, "entropy32"),
+    # --- passwords in commands, cloud CLIs, base64 wrappers, split values ----------------------
+    Rule("cli-password", "secret", "passwords given to command-line tools by their short flags: mysql -pX / -p'X', redis-cli -a X, sshpass -p X, docker/podman/helm login -p X, sqlcmd/bcp -P X, az login -p X, mongo/mongosh -p X, ldapsearch/ldapmodify -w X, keytool -storepass/-keypass X, openssl -passin/-passout pass:X, openssl enc -k X",
+         r"(?:\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]*?[ \t]-p"
+         r"|\bredis-cli\b[^\n|;&]*?[ \t]-a[ \t]*|\bsshpass\b[^\n|;&]*?[ \t]-p[ \t]*"
+         r"|\b(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane)\b[^\n|;&]*?\blogin\b[^\n|;&]*?[ \t]-p[ \t]*"
+         r"|\b(?:sqlcmd|bcp|osql|isql)\b[^\n|;&]*?[ \t]-P[ \t]*|\baz[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+"
+         r"|\bmongo(?:sh|dump|restore|import|export)?\b[^\n|;&]*?[ \t]-p[ \t]+"
+         r"|\bldap[a-z]+\b[^\n|;&]*?[ \t]-w[ \t]*|\bkeytool\b[^\n|;&]*?[ \t]-new[ \t]+"
+         # flags only keytool and openssl have: each one on a line, however many there are
+         r"|[ \t]-(?:src|dest)?(?:store|key)pass[ \t]+|[ \t]-(?:passin|passout|pass|password)[ \t]+pass:"
+         r"|\bopenssl[ \t]+enc\b[^\n|;&]*?[ \t]-k[ \t]+)"
+         + _CMD_VALUE,
+         ("mysql", "mariadb", "redis-cli", "sshpass", "login", "sqlcmd", "bcp", "osql", "isql", "mongo", "ldap", "keytool",
+          "openssl", "storepass", "keypass", "pass:"),
+         (1, 2, 3), "value"),
+    Rule("stdin-password", "secret", "a password piped or fed to a login that reads it from stdin: echo X | docker login --password-stdin, --password-stdin <<< X (docker, podman, helm, oras, crane, skopeo, buildah, nerdctl)",
+         r"\b(?:echo|printf)[ \t]+(?:-n[ \t]+)?" + _CMD_VALUE + r"[ \t]*\|[ \t]*(?:sudo[ \t]+)?(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane)\b[^\n|;&]*--password-stdin"
+         r"|--password-stdin[ \t]*<<<[ \t]*(?:'([^'\r\n]+)'|\"([^\"\r\n]+)\"|([^\s'\"`;|&<>()]+))",
+         ("--password-stdin",), (1, 2, 3, 4, 5, 6), "value"),
+    Rule("htpasswd-password", "secret", "the password given to htpasswd -b (the last argument: htpasswd -b[c] FILE USER X, htpasswd -nb USER X)",
+         r"(?m)\bhtpasswd(?:[ \t]+-[A-Za-z]+)+(?:[ \t]+[^\s\-]\S*){1,2}?[ \t]+" + _CMD_VALUE + r"[ \t]*(?:$|[|;&)`])",
+         ("htpasswd",), (1, 2, 3), "value"),
+    Rule("aws-cli-secret", "secret", "aws configure set aws_secret_access_key X (and aws_session_token)",
+         r"(?i)\baws[ \t]+configure[ \t]+set[ \t]+(?:[a-z0-9_\-]+\.)?(?:aws_secret_access_key|aws_session_token)[ \t]+[\"']?([A-Za-z0-9/+=]{16,})",
+         ("configure",), 1),
+    Rule("aws-secret-near-key-id", "secret", "an AWS secret access key (40 random base64 characters) within two lines after an AWS access key id, whatever names them: a credentials CSV, prose, a key pair pasted side by side",
+         r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b[^\n]{0,120}?(?:\r?\n[^\n]{0,120}?)?(?:^|[^A-Za-z0-9/+=])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)",
+         ("akia", "asia", "abia", "acca", "a3t"), 1, "aws40"),
+    Rule("private-key-base64", "secret", "base64 of a PEM private key (it starts LS0tLS1CRUdJTi, the encoding of -----BEGIN), also wrapped over lines, as in kubeconfig client-key-data and Kubernetes TLS secrets; base64 certificates stay",
+         r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}(?:\r?\n[ \t]*(?:[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9+/]{1,15}={1,2}))*",
+         ("ls0tls1crudjti",), 0, "pem64"),
+    Rule("docker-config-auth", "secret", "registry credentials in Docker config JSON: a base64 {\"auths\": ...} blob (.dockerconfigjson) and each \"auth\": base64(user:password)",
+         r"(?:\b(?:eyJhdXRocyI6|ewogICJhdXRocyI6|ewoJImF1dGhzIjog|eyAiYXV0aHMiOi)[A-Za-z0-9+/]{16,}={0,2}|\"auth\"[ \t]*:[ \t]*\"([A-Za-z0-9+/]{8,}={0,2})\")",
+         ("eyjhdxrocyi6", "ewogicjhdxrocyi6", "ewojimf1dghzijog", "eyaiyxv0ahmioi", '"auth"'), (1, 0), "dockerauth"),
+    Rule("kubeadm-token", "secret", "Kubernetes bootstrap tokens (6 + 16 lower-case letters and digits: abcdef.0123456789abcdef) after the word token",
+         r"\b[a-z0-9]{6}\.[a-z0-9]{16}\b", ("token",), 0, "random", ("token",)),
+    Rule("yaml-block-secret", "secret", "a YAML literal or folded block (key: | or key: >-) under a credential-named key: every more-indented line below it",
+         r"(?im)^([ \t]*)[\"']?(?:" + _STRONG + r")[\"']?[ \t]*:[ \t]*[|>][+\-]?[0-9]?[ \t]*(?:#[^\n]*)?\r?\n",
+         ("pass", "pwd", "secret", "token", "key", "cred"), 0, "yamlblock"),
+    Rule("credential-i18n", "secret", "credentials named in the user's language, in prose and key=value: German (Passwort, Kennwort, Schlüssel), French (mot de passe, mdp, clé, jeton), Spanish (contraseña, clave), Portuguese (senha, chave), Italian (la password è, chiave, parola d'ordine), Dutch (wachtwoord, sleutel), Russian (пароль, ключ, токен, секрет), Polish (hasło, klucz), Turkish (şifre, parola, anahtar), Chinese (密码, 密钥, 口令, 令牌), Japanese (パスワード, 秘密鍵, キー, トークン), Korean (비밀번호, 암호, 키, 토큰): the first credential-looking word in the 64 characters after it",
+         # a word in Latin letters must stand alone (mdp and clave hide inside base64); CJK words
+         # have no spaces around them (密码是X)
+         r"(?i)(?:(?:^|[^A-Za-z0-9_])(?:" + "|".join(w for w in _I18N_WORDS if w.isascii()) + r")([^A-Za-z0-9\n][^\n]{0,63})"
+         r"|(?:" + "|".join(w for w in _I18N_WORDS if not w.isascii()) + r")([^\n]{1,64}))",
+         _I18N_WORDS, (1, 2), "i18n"),
     # --- credentials by context ----------------------------------------------------------------
     Rule("kubernetes-secret-data", "secret", "values under data:/stringData: in a Kubernetes Secret manifest",
          r"(?i)(?:^|\n)[ \t]+[\"']?[a-z0-9_.\-]{1,60}[\"']?:[ \t]*(?:[\"']?([A-Za-z0-9+/]{8,}={0,2})[\"']?[ \t]*(?:\r?\n|$)|[|>][\-+]?[ \t]*\r?\n[ \t]+([A-Za-z0-9+/]{16,}={0,2}))",
          ("secret",), (1, 2), "k8s"),
-    Rule("credential-flag", "secret", "credentials passed as command-line flags: --password X, --token=X, --api-key X, --secret X, -p'X' after mysql/psql-like tools",
-         r"(?i)--?(?:password|passwd|pass|pwd|token|api[-_]?key|apikey|secret|client[-_]secret|access[-_]key|secret[-_]key|auth[-_]token)(?:=|\s+)" + _QUOTED_OR_BARE,
+    Rule("credential-flag", "secret", "credentials passed as command-line flags: --password X, --token=X, --api-key X, --secret X, --account-key X, --sas-token X, --storepass X",
+         r"(?i)--?(?:password|passwd|pass|pwd|token|api[-_]?key|apikey|secret|client[-_]secret|access[-_]key|secret[-_]key|auth[-_]token"
+         r"|account[-_]key|sas[-_]token|access[-_]token|refresh[-_]token|master[-_]key|storage[-_]key|shared[-_]key|(?:key|store)[-_]?pass(?:word)?)(?:=|[ \t]+)" + _QUOTED_OR_BARE,
          ("--", "-p"), (1, 2, 3, 4), "value"),
     Rule("credential-assignment", "secret", "values assigned to credential-named keys (password, secret, token, api_key, access_key, private_key, client_secret, credentials, ...) in env files, shell exports, JSON, YAML, TOML, INI, XML, code and Makefiles; placeholders and variable references stay",
          r"(?i)(?:^|[^a-z0-9_])" + "(" + _STRONG + ")" + _ASSIGN + _QUOTED_OR_BARE,
-         ("pass", "pwd", "secret", "token", "key", "cred", "bearer", "jwt", "pat", "sig"), (2, 3, 4, 5), "value"),
+         ("pass", "pwd", "secret", "token", "key", "cred", "bearer", "jwt", "pat", "sig", "_pw", "-pw", ".pw"), (2, 3, 4, 5), "value"),
     Rule("credential-in-prose", "secret", "a password, passphrase, token or key named in prose (\"the password is X\", \"with token X\") when X looks like one: digits, symbols or mixed case, not a plain word",
          r"(?i)\b(?:password|passphrase|passwd|pass phrase|api[ _-]?key|secret key|access key|token)(?:\s+(?:is|was|of|=|:))?[ \t]+[\"'`]?([^\s\"'`,;]{6,})",
          ("pass", "key", "token"), 1, "prose"),
@@ -178,9 +268,27 @@ RULES: tuple[Rule, ...] = (
          r"(?i)(?:^|[^a-z0-9_])(" + _WEAK + ")" + _ASSIGN + _QUOTED_OR_BARE,
          ("key", "_id", "id", "sid", "account", "auth", "salt", "hash", "cookie"), (2, 3, 4, 5), "entropy"),
     # --- PII -------------------------------------------------------------------------------------
-    Rule("email", "pii", "e-mail addresses", r"\b[A-Za-z0-9._%+\-]{1,64}@[A-Za-z0-9.\-]{1,}\.[A-Za-z]{2,24}\b", ("@",)),
-    Rule("home-username", "pii", "the user name in home-directory paths (/Users/NAME, /home/NAME, C:\\Users\\NAME); the rest of the path stays",
-         r"(?i)(?:/Users/|/home/|[A-Za-z]:\\{1,2}Users\\{1,2})([^/\\\s\"'<>:]{1,64})", ("/users/", "/home/", "users\\"), 1, "home"),
+    Rule("email", "pii", "e-mail addresses (not the user@host of a URL or of a git/scp remote: git@github.com:org/repo stays)",
+         r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,24}\b", ("@",), 0, "email"),
+    Rule("home-username", "pii", "the user name in home-directory paths (/Users/NAME, /home/NAME, C:\\Users\\NAME), also a name with spaces (C:\\Users\\John Smith\\...); the rest of the path stays",
+         r"(?:[A-Za-z]:\\{1,2}[Uu]sers\\{1,2}((?:[^/\\\s\"'<>:|*?]{1,30} ){1,3}[^/\\\s\"'<>:|*?]{1,30})\\"
+         r"|(?:/[Uu]sers/|/home/|[A-Za-z]:\\{1,2}[Uu]sers\\{1,2})(?:((?:(?:[A-Z][^/\\\s\"'<>:]{0,30}|van|von|de|da|del|der|den|di|du|la|le|dos|das|bin|al|ten|ter) ){1,3}[A-Za-z][^/\\\s\"'<>:]{0,30})[/\\]|([^/\\\s\"'<>:]{1,64})))",
+         ("/users/", "/home/", "users\\"), (1, 2, 3), "home"),
+    Rule("phone-number", "pii", "phone numbers: international (+CC ..., E.164) and North American ((415) 555-0132, 415-555-0132); versions, dates, times and IP addresses stay",
+         r"(?:^|[^\w+.\-/:])(\+[1-9][0-9]{0,3}(?:[ .\-]?\(?[0-9]{1,5}\)?){1,6}|(?:1[ .\-])?\(?[2-9][0-9]{2}\)?[ .\-]?[2-9][0-9]{2}[ .\-][0-9]{4})(?:[^\w.\-:/]|[.\-:/](?:[^0-9]|$)|$)",
+         (), 1, "phone"),
+    Rule("phone-number-labelled", "pii", "any phone number (national formats too: 06 12 34 56 78, 020 7946 0958, 4155550132) within 24 characters after a word like phone, tel, call, mobile, cell, fax, WhatsApp, Telefon, téléphone, teléfono, телефон, 电话, 電話, 전화",
+         r"(?i)(?:(?:^|[^A-Za-z0-9_])(?:" + "|".join(_PHONE_WORDS_LATIN) + r")(?:[^A-Za-z0-9_]|$)|" + "|".join(_PHONE_WORDS_OTHER)
+         + r")[^0-9+\n]{0,24}(\+?\(?[0-9][0-9 ().\-/]{5,20}[0-9])(?:[^0-9A-Za-z_]|$)",
+         (*_PHONE_WORDS_LATIN, *_PHONE_WORDS_OTHER), 1, "phonelabel"),
+    Rule("payment-card", "pii", "payment card numbers: 13-19 digits, grouped by spaces or dashes or not at all, Luhn-valid and with a card network's prefix and length",
+         r"(?:^|[^\w.\-+/])([0-9]{4}[ \-][0-9]{4}[ \-][0-9]{4}[ \-][0-9]{4}|[0-9]{4}[ \-][0-9]{6}[ \-][0-9]{4,5}|[0-9]{13,19})(?:[^\w.\-/]|[.\-](?:[^0-9]|$)|$)",
+         (), 1, "card"),
+    Rule("iban", "pii", "IBANs (international bank account numbers), with or without spaces, whose length fits the country and whose mod-97 checksum holds",
+         r"\b([A-Z]{2}[0-9]{2}[ ]?[A-Z0-9]{4}(?:[ ]?[A-Z0-9]{1,4}){2,8})", (), 1, "iban"),
+    Rule("us-ssn", "pii", "US social security numbers (NNN-NN-NNNN or 9 digits) after SSN or social security; impossible numbers (000, 666, 9xx areas) stay",
+         r"\b([0-9]{3}-[0-9]{2}-[0-9]{4}|[0-9]{3} [0-9]{2} [0-9]{4}|[0-9]{9})\b", ("ssn", "social security", "social-security"), 1, "ssn",
+         ("ssn", "social security", "social-security", "ss#")),
     Rule("ipv4", "pii", "IPv4 addresses (loopback, 0.0.0.0 and version-number lookalikes stay)",
          r"\b(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}\b", (".",), 0, "ip"),
     Rule("ipv6", "pii", "IPv6 addresses (loopback stays)", r"\b(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}\b|\b(?:[0-9A-Fa-f]{1,4}:){1,6}:(?:[0-9A-Fa-f]{1,4}:){0,5}[0-9A-Fa-f]{1,4}\b", (":",), 0, "ip6"),

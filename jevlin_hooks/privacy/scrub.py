@@ -3,21 +3,32 @@
 Every rule (rules.py) is compiled with RE2 (google-re2): matching time is linear in the input
 whatever the input, so hostile text (long runs of near-matches, nested-quantifier bait, one huge
 line, binary junk) cannot make scrubbing slow. A keyword prefilter on the lower-cased text skips
-the rules that cannot match. Overlapping findings merge; each redacted span becomes
+the rules that cannot match; the rules that start from a word (credentials in other languages,
+labelled phone numbers) take their positions from it. Patterns run on a one-byte-per-character
+view of the text, so positions need no conversion. A value split across lines is also looked
+for with the joint taken out (_rejoined). Overlapping findings merge; each redacted span becomes
 ``[REDACTED:<rule>]`` and nothing of the secret (no prefix, no length hint) survives.
+:func:`scrub_many` does a record's fields in one pass.
 """
 
 from __future__ import annotations
 
+import base64
+import bisect
+import codecs
+import functools
 import math
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import ahocorasick_rs
 import re2
+from re2 import _re2
 
+from jevlin_hooks.privacy import pii
 from jevlin_hooks.privacy.rules import RULES, Rule
 
 
@@ -30,34 +41,116 @@ class Finding:
 
 _OPTIONS = re2.Options()
 _OPTIONS.max_mem = 64 << 20
-_COMPILED: list[tuple[Rule, Any, Any]] | None = None
+# The wrapper's finditer re-encodes a str subject for every rule and builds a match object per
+# match; we encode once and call RE2's Match on the UTF-8 bytes ourselves (a third of the cost).
+_UNANCHORED = _re2.RE2.Anchor.UNANCHORED
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    rule: Rule
+    rx: Any  # _re2.RE2 on UTF-8 bytes
+    groups: tuple[int, ...]
+    secret: bool
+    needs_match: bool
+    word_start: bool  # the pattern began with \b, checked in Python (see compiled())
+    unicode: bool  # the pattern holds non-ASCII literals (credential words in other scripts)
+
+
+_COMPILED: list[list[_Compiled]] | None = None
 _GATE: Any = None
-_ALWAYS: list[int] = []  # rules that run on every text (no keyword, or a one-character one)
+_ALWAYS: list[int] = []  # rules with no keyword: they run on every text
 _BY_KEYWORD: dict[str, list[int]] = {}
+_GATE_WORDS: list[str] = []
+# One-character keywords ("." ":" "=" "@"): a plain `in` test each (memchr), since the automaton
+# would report every one of their thousands of occurrences.
+_COMMON = frozenset(k for r in RULES for k in r.keywords if k.isascii() and len(k) == 1)
 
 
-def compiled() -> list[tuple[Rule, Any, Any]]:
-    """Each rule compiled twice (for str, and for ASCII bytes, which skips the char-offset
-    conversion that costs as much as the matching), and the keyword automaton."""
+def compiled() -> list[list[_Compiled]]:
+    """Each rule's patterns (one per vendor prefix, see _alternatives), compiled once for bytes,
+    and the keyword automaton."""
     global _COMPILED, _GATE
     if _COMPILED is None:
-        words = sorted({k for r in RULES for k in r.keywords if len(k) > 1}, key=len, reverse=True)
+        words = sorted({k for r in RULES for k in r.keywords if k not in _COMMON}, key=len, reverse=True)
+        _GATE_WORDS[:] = words
         _GATE = ahocorasick_rs.AhoCorasick(words, matchkind=ahocorasick_rs.MATCHKIND_STANDARD)
         for i, r in enumerate(RULES):
-            if _gated(r, set()):
+            if not r.keywords:
                 _ALWAYS.append(i)
-            else:
-                for k in r.keywords:
-                    _BY_KEYWORD.setdefault(k, []).append(i)
-        _COMPILED = [(r, re2.compile(r.pattern, _OPTIONS), re2.compile(r.pattern.encode(), _OPTIONS)) for r in RULES]
+            for k in r.keywords:
+                _BY_KEYWORD.setdefault(k, []).append(i)
+        out: list[list[_Compiled]] = []
+        for r in RULES:
+            groups = r.group if isinstance(r.group, tuple) else (r.group,)
+            out.append([])
+            for part in _alternatives(r.pattern) if r.group == 0 else [r.pattern]:
+                pattern, word_start = _split_word_start(part)
+                rx = _re2.RE2(pattern.encode(), _OPTIONS)
+                if not rx.ok():
+                    raise re2.error(f"{r.name}: {rx.error()}")
+                out[-1].append(_Compiled(r, rx, groups, r.category == "secret", r.check in _NEEDS_MATCH, word_start,
+                                         not r.pattern.isascii()))
+        _COMPILED = out
     return _COMPILED
 
 
-def _gated(rule: Rule, present: frozenset[str] | set[str]) -> bool:
-    """Whether the keyword prefilter lets ``rule`` run. A one-character keyword gates nothing."""
-    if not rule.keywords or any(len(k) == 1 for k in rule.keywords):
-        return True
-    return not present.isdisjoint(rule.keywords)
+_NEEDS_MATCH = ("value", "entropy", "entropy32", "yamlblock")
+_ONE_BYTE = "jevlin-one-byte"
+codecs.register_error(_ONE_BYTE, lambda e: ("\x1a" * (e.end - e.start), e.end))  # type: ignore[arg-type]
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """``\\b(?:ghp_...|gho_...)\\b`` as one pattern per alternative: RE2 skips ahead (memchr) only
+    to a literal every match starts with, so each vendor prefix gets its own pattern. Only for
+    patterns without capture groups (group 0), whose matches do not depend on the split."""
+    flags = "(?i)" if pattern.startswith("(?i)") else ""
+    body = pattern[len(flags):]
+    lead = "\\b" if body.startswith("\\b") else ""
+    body = body[len(lead):]
+    if not body.startswith("(?:"):
+        return [pattern]
+    depth, parts, start, i, in_class = 0, [], 3, 0, False
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                parts.append(body[start:i])
+                rest = body[i + 1:]
+                break
+        elif ch == "|" and depth == 1:
+            parts.append(body[start:i])
+            start = i + 1
+        i += 1
+    else:
+        return [pattern]
+    if len(parts) < 2 or "|" in rest.replace("\\|", ""):
+        return [pattern]
+    return [flags + lead + part + rest for part in parts]
+
+
+def _split_word_start(pattern: str) -> tuple[str, bool]:
+    """A leading \b costs RE2 its literal-prefix scan (memchr to the next "ghp_"): 100x slower
+    on text without the prefix. Every such pattern starts with a word character, so the \b means
+    "no word character before", which find() checks itself."""
+    for flags in ("", "(?i)"):
+        if pattern.startswith(flags + "\\b"):
+            rest = pattern[len(flags) + 2:]
+            head = rest[3:] if rest.startswith("(?:") else rest[1:] if rest.startswith("(") else rest
+            if head[:1].isalnum():  # a literal first: RE2 can skip to it (a class it cannot)
+                return flags + rest, True
+    return pattern, False
 
 
 # --- value checks ----------------------------------------------------------------------------
@@ -73,17 +166,34 @@ LEFT_ALONE = """\
   including where they end: a near miss is a fixture or a broken key, not a working credential;
 - **values next to credential names** that are not secrets: variable references (`$X`,
   `process.env.X`, `secrets.X`, `op://...`), stop words (`true`, `none`, `changeme`, ...), code
-  (`self.api_key`, a quoted `x = y`), the name of a secret in a store (`secretKey: api-key`),
-  and counting runs;
+  (`self.api_key`, a quoted `x = y`; but a dotted value with digits inside its words, like a
+  kubeadm token or `Qb9sM6.ET3`, is a value), the name of a secret in a store
+  (`secretKey: api-key`), the next key of a JSON object (`"kind": "Secret", "data": {`), a flag
+  with no value (`mysql -p dbname` prompts; `-passin env:VAR` names a variable), and counting runs;
 - **names that hold something else**: ids, URLs, paths, sizes, hashes (`client_id`,
   `token_url`, `UserSecretsId`, `keyPath`), public keys and tokens (`public_key`,
   `publishableKey`; a "public" password or secret is still redacted),
-  anti-forgery tokens (`csrf`, `xsrf`, `authenticity_token`), and `key` inside another word
-  (`monkeys`, `keying`);
+  anti-forgery tokens (`csrf`, `xsrf`, `authenticity_token`), `key` inside another word
+  (`monkeys`, `keying`), and public or ciphertext fields (`signature`, `iv`, `tag`, `mac`,
+  `nonce`, `encrypted_data`, `certificate-authority-data`: a name ending in `data` is skipped only
+  when no credential word is in it, so `client-key-data` and `secret_data` are still checked);
 - **random-looking values that are not secrets** (entropy rules only): git SHAs, UUIDs, package
-  integrity hashes, image digests, version strings, paths and URLs, dotted host names, and
-  unquoted values assigned with `=` to a camelCase name (code, where a secret would be a string
-  literal; YAML's `name: value` is still checked).
+  integrity hashes, image digests, W3C `traceparent` values, version strings, paths and URLs,
+  dotted host names, and unquoted values assigned with `=` to a camelCase name (code, where a
+  secret would be a string literal; YAML's `name: value` is still checked);
+- **public base64**: base64 of a PEM certificate or public key (`LS0tLS1CRUdJTiBDRVJU...`) is kept
+  wherever it appears, except as data of a Kubernetes `kind: Secret`;
+- **URLs and remotes**: in `scheme://user:password@host/path` only the password goes; the scheme,
+  the user name (an account like `postgres` or `app`; it tells which credential leaked), the host
+  and the path stay. `git@github.com:org/repo.git` and `ssh deploy@host` are remotes, not e-mail
+  addresses;
+- **numbers that are not personal data**: version tuples (`AssemblyVersion("2.1.0.3")`,
+  `version 1.2.3.4`) are not IP addresses; dates, times, versions and addresses are not phone
+  numbers; a card number must pass the Luhn check and fit a card network's prefix and length; an
+  IBAN must fit its country's length and pass its mod-97 check; a US SSN needs `SSN` or
+  `social security` just before it and a possible area (not 000, 666 or 9xx);
+- **line breaks**: `Bearer` and `Authorization:` never take the next line as their token (a bare
+  `Authorization: Bearer` with nothing after it on the line is left as it is).
 """
 
 _STOPWORDS = frozenset("""
@@ -100,6 +210,12 @@ _HEX_DIGEST = re.compile(r"^(?:[0-9a-f]{7,12}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]
 _INTEGRITY = re.compile(r"^(?:sha(?:1|256|384|512)[-:][A-Za-z0-9+/=]{20,}|[a-z0-9.\-/]+@sha256:[0-9a-f]{64})$")
 _VERSIONISH = re.compile(r"^v?\d+(?:[._\-]\d+)+(?:[._\-+][A-Za-z0-9.\-]+)?$")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_DATE_OR_VERSION = re.compile(r"^(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}|\d+\.\d+(?:\.\d+)?)$")
+_AUTH_SCHEMES = frozenset(("bearer", "basic", "token", "digest", "apikey", "api-key", "negotiate", "ntlm"))
+_TRACEPARENT = re.compile(r"^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$")  # W3C trace context
+_NEXT_IS_KEY = re.compile(r"""["'`]?[ \t]*:(?!:)""")
+_SSH_BEFORE = re.compile(r"\b(?:ssh|scp|sftp|rsync|mosh|ssh-copy-id|sshpass|autossh)\b[^\n]*$")
+_VERSION_BEFORE = re.compile(r"(?:version|release|\bver|\bv|\bbuild|\btag|@)[\"'(\[=: \t]*$")
 # api-key, github_token: how a secret store names the secret (super-secret-password is a password)
 _CRED_NAME = re.compile(r"^[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*[-_.](?:key|token)(?:[-_.][a-z0-9]+)*$")
 _ARTIFACT = re.compile(r"^[a-z][a-z0-9\-]*-\d+(?:\.\d+)+$")  # jjwt-jackson-0.11.2
@@ -110,9 +226,9 @@ _ARTIFACT = re.compile(r"^[a-z][a-z0-9\-]*-\d+(?:\.\d+)+$")  # jjwt-jackson-0.11
 CHECK_LIMIT = 4096
 
 
-def _placeholder(value: str) -> bool:
+def _placeholder(value: str, code: bool = True) -> bool:
     v = value[:CHECK_LIMIT].strip().strip("\"'`")
-    if len(v) < 4 or _ARTIFACT.match(v) or v.endswith(":") or _ascending_run(v) >= 10:
+    if len(v) < 4 or _ARTIFACT.match(v) or v.endswith(":") or _has_run(v, 10):
         return True  # ...0123456789, abcdefghij...: a fixture, not a credential
     raw = value[:CHECK_LIMIT]
     if " = " in raw or " := " in raw:
@@ -127,26 +243,73 @@ def _placeholder(value: str) -> bool:
         return True
     if len(set(low) - set("*x.-_ ")) == 0 or len(set(low)) == 1:
         return True
-    if _IDENT_PATH.match(v) or _SNAKE.match(v):
+    if code and _IDENT_PATH.match(v) and not _random_dotted(v) or _SNAKE.match(v):
         return True  # config.token, self.api_key, called_with, ACCESS_TOKEN: code, not a value
     return v.startswith("//") or "::" in v
 
 
+def _pem64_private(value: str) -> bool:
+    """Whether base64 text starting with LS0tLS1CRUdJTi (-----BEGIN) begins a private key; a
+    base64 certificate or public key is public."""
+    try:
+        head = base64.b64decode("".join(value[:120].split())[:80])
+    except ValueError:
+        return False
+    return b"PRIVATE KEY" in head
+
+
+def _in_url(text: str, start: int) -> bool:
+    """Whether ``start`` is inside the scheme://... of a URL (in the same word)."""
+    i = start
+    while i > 0 and start - i < 256 and not text[i - 1].isspace() and text[i - 1] not in "\"'<>(`":
+        i -= 1
+    return "://" in text[i:start]
+
+
+def _random_dotted(v: str) -> bool:
+    """Dotted like code, but random: k3x9pq.9f8e7d6c5b4a3x2w (a kubeadm token), Qb9sM6.ET3 (a
+    password with a dot). X25519.KeyPair, kVK_Return.u16, jetbrains.mps.v8_elimination are code."""
+    if sum(c.isdigit() for c in v) < 2:
+        return False
+    for p in v.split("."):
+        if _DIGIT_LETTER.search(p):
+            return True
+        digits = sum(c.isdigit() for c in p)
+        if len(p) >= 10 and digits >= 2 and (digits >= 4 or p.lower() != p and p.upper() != p):
+            return True
+    return False
+
+
+_DIGIT_LETTER = re.compile(r"[0-9][A-Za-z]")
+
+
+def _case_switches(s: str) -> int:
+    return sum(1 for a, b in zip(s, s[1:], strict=False) if a.isupper() != b.isupper() and a.isalpha() and b.isalpha())
+
+
 def _entropy(s: str) -> float:
     n = len(s)
-    counts: dict[str, int] = {}
-    for c in s:
-        counts[c] = counts.get(c, 0) + 1
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values()) if n else 0.0
 
 
-def _ascending_run(s: str) -> int:
-    """The longest counting run (abcdef, 123456), whatever the case."""
-    best = run = 1
-    for a, b in zip(s.lower(), s[1:].lower(), strict=False):
-        run = run + 1 if ord(b) == ord(a) + 1 else 1
-        best = max(best, run)
-    return best
+def _counting_windows(k: int) -> Any:
+    """Every run of ``k`` consecutive code points in printable ASCII, lower-cased: abcdefgh,
+    01234567, ...; one automaton finds any of them in one pass."""
+    low = "".join(chr(c) for c in range(0x20, 0x7F)).lower()
+    words = sorted({low[i:i + k] for i in range(len(low) - k + 1)
+                    if all(ord(b) == ord(a) + 1 for a, b in zip(low[i:i + k], low[i + 1:i + k], strict=False))})
+    return ahocorasick_rs.AhoCorasick(words)
+
+
+_RUN8 = _counting_windows(8)
+_RUN10 = _counting_windows(10)
+
+
+def _has_run(s: str, k: int) -> bool:
+    """Whether ``s`` holds a counting run (abcdefgh, 12345678) of ``k`` (8 or 10), whatever the case."""
+    if len(s) < k:
+        return False
+    return bool((_RUN10 if k == 10 else _RUN8).find_matches_as_indexes(s.lower()))
 
 
 def _shaped(body: str) -> bool:
@@ -154,27 +317,39 @@ def _shaped(body: str) -> bool:
     characters repeated (sntryu_aaaa...). Tokens put their random part last, so the tail is
     what must vary: GR1348941 + 123123123... is a prefix and a pattern."""
     body = body[:CHECK_LIMIT]
-    return _ascending_run(body) < 10 and _entropy(body) >= 3.0 and _entropy(body[-20:]) >= 2.5
+    return not _has_run(body, 10) and _entropy(body) >= 3.0 and _entropy(body[-20:]) >= 2.5
+
+
+def _random_looking_cached(value: str) -> bool:
+    """The same value is often checked twice (quoted-high-entropy and generic-high-entropy both
+    see `session_id=...`), and log lines repeat ids. Long values are not kept (memory)."""
+    return _random_looking_memo(value) if len(value) <= 256 else _random_looking(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _random_looking_memo(value: str) -> bool:
+    return _random_looking(value)
 
 
 def _random_looking(value: str) -> bool:
     v = value[:CHECK_LIMIT].strip().strip("\"'`")
-    if len(v) < 12 or _placeholder(v):
+    # cheap shape tests first: most candidates are digests, ids, paths and names
+    if len(v) < 12 or " " in v:
         return False
-    if _UUID.match(v) or _HEX_DIGEST.match(v) or _INTEGRITY.match(v) or _VERSIONISH.match(v):
+    if _UUID.match(v) or _HEX_DIGEST.match(v) or _INTEGRITY.match(v) or _VERSIONISH.match(v) or _TRACEPARENT.match(v):
         return False
     if "/" in v and v.count("/") >= 2 and not v.endswith("="):
         return False  # a path or URL
-    if " " in v or _WORDY.match(v):
-        return False  # words joined by separators: an identifier, a file or host name
     if v.count(".") >= 2 and not any(c in v for c in "+/=_"):
         return False  # a host name or dotted identifier
     has_digit = any(c.isdigit() for c in v)
     has_alpha = any(c.isalpha() for c in v)
     if not (has_digit and has_alpha) and not (len(v) >= 30 and any(c.isupper() for c in v) and any(c.islower() for c in v)):
         return False
+    if _entropy(v) < 3.3 or _WORDY.match(v):
+        return False  # words joined by separators: an identifier, a file or host name
     # ABCDEFGH..., 0123456789: an alphabet, not a key
-    return _entropy(v) >= 3.3 and _ascending_run(v) < 8
+    return not _has_run(v, 8) and not _placeholder(v)
 
 
 # 16 equal lower-case letters are a placeholder (aaaa...). Upper case is left alone: A and Q
@@ -191,9 +366,15 @@ def looks_fake(value: str, text: str = "", end: int = 0) -> bool:
     """Documentation placeholders, whatever rule matched them: ghp_xxxxxxxx, AKIA...EXAMPLE,
     <your token>, ${TOKEN}, ****, or a token whose tail is masked (xoxp-1234-...-#####) or
     already redacted (ops_eyJzaWdu..[Redacted])."""
+    if text.startswith(_MASKED_TAILS, end):
+        return True
+    return _fake_value(value) if len(value) <= 256 else _fake_value.__wrapped__(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _fake_value(value: str) -> bool:
     v = value[:CHECK_LIMIT]
-    return _FAKE.search(v) is not None or len(v) >= 16 and _LOWER_RUN.search(v) is not None \
-        or text.startswith(_MASKED_TAILS, end)
+    return _FAKE.search(v) is not None or len(v) >= 16 and _LOWER_RUN.search(v) is not None
 
 
 # Names that contain a credential word but hold something else: an id, a URL, a file, a size.
@@ -232,11 +413,21 @@ _SECRET_WORDS = ("pass", "pwd", "secret", "cred", "private")
 _CREDENTIAL_WORDS = ("pass", "pwd", "secret", "token", "cred", "bearer", "jwt", "auth", "sig", "salt", "cookie", "account")
 
 
+@functools.lru_cache(maxsize=2048)
 def _entropy_key_ok(key: str) -> bool:
     low = key.lower().strip("\"'`")
-    return _key_ok(key) and not any(low == k or low.endswith(("-" + k, "_" + k, "." + k)) for k in _PUBLIC_RANDOM_KEYS)
+    if not _key_ok(key):
+        return False
+    if any(low == k or low.endswith(("-" + k, "_" + k, "." + k)) for k in _PUBLIC_RANDOM_KEYS):
+        # encrypted_data, certificate-authority-data: public or ciphertext; but client-key-data,
+        # secret_data, token-data name what they hold
+        if low.endswith(("signature", "publickey", "public_key", "publictoken", "public_token", "etag")):
+            return False
+        return any(w in low for w in ("key", "secret", "token", "pass", "pwd", "cred"))
+    return True
 
 
+@functools.lru_cache(maxsize=2048)  # names repeat (self.api_key, cache_key): decide each once
 def _key_ok(key: str) -> bool:
     name = key.strip("\"'`")
     low = name.lower()
@@ -265,35 +456,44 @@ def _has_word_key(name: str) -> bool:
     return False
 
 
-def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = None) -> bool:
+def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = None, lower: str = "") -> bool:
     kind = rule.check
     if not kind:
         return True
     if kind == "value":
         if end < len(text) and text[end] == "(":
             return False  # get_token(): a call, not a value
+        if "@" in value and _in_url(text, start):
+            return False  # https://x-access-token:PASS@host: url-credentials takes the password alone
         if m is not None and rule.name in ("credential-assignment", "credential-xml") and m.group(1) \
                 and not _key_ok(m.group(1)):
             return False
         if m is not None and rule.name == "credential-assignment" and " " in (m.group(4) or ""):
             return False  # KEY=`some command`: command substitution, not a value
+        if _NEXT_IS_KEY.match(text, end) and not text.startswith(("://", ":/"), end) and text[start - 1:start] in "\"'`":
+            return False  # "kind": "Secret", "data": {...}: the next key of an object, not this one's value
         return not _placeholder(value)
     if kind == "entropy":
-        return _random_looking(value) and (m is None or _entropy_key_ok(m.group(1) or ""))
+        return (m is None or _entropy_key_ok(m.group(1) or "")) and _random_looking_cached(value)
     if kind == "entropy32":
+        if len(value) < 32 or value.isdigit() or value.isalpha():
+            return False
+        name = (m.group(1) or "") if m is not None else ""
+        if m is not None and not _entropy_key_ok(name):
+            return False
         quoted = start > 0 and text[start - 1] in "\"'`"
-        if not quoted and m is not None and _CAMEL.search(m.group(1) or "") and "=" in text[m.end(1):start]:
+        if not quoted and m is not None and _CAMEL.search(name) and "=" in text[m.end(1):start]:
             return False  # sumOfExposures = 3Kof...: code, where a secret would be a string literal
-        return (len(value) >= 32 and _random_looking(value) and _entropy(value) >= 3.6
-                and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
-                and (m is None or _entropy_key_ok(m.group(1) or "")))
+        return (any(c.isdigit() for c in value) and _random_looking_cached(value) and _entropy(value) >= 3.6)
     if kind == "authz":
         parts = value.split(None, 1)
         cred = parts[1] if len(parts) == 2 else parts[0]
+        if len(parts) == 1 and cred.lower() in _AUTH_SCHEMES:
+            return False  # "Authorization: Bearer" and the credential on another line, or none
         return not _placeholder(cred) and not cred.startswith(("$", "{", "..."))
     if kind == "prose":
         v = value.rstrip(".:!?)")
-        if _placeholder(v) or v.lower() in _STOPWORDS or _IDENT_PATH.match(v) or _SNAKE.match(v) or "/" in v:
+        if _placeholder(v) or v.lower() in _STOPWORDS or _SNAKE.match(v) or "/" in v:
             return False
         has_digit = any(c.isdigit() for c in v)
         has_symbol = any(not c.isalnum() for c in v)
@@ -305,11 +505,14 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         numbers = [p for p in value.replace(".", "-").split("-") if p.isdigit() and len(p) > 1]
         return sum(c.isdigit() for c in value) >= 8 and all(len(p) >= 6 for p in numbers)
     if kind == "anthropic":
-        # API and admin keys have one published shape (95 characters ending AA); a near miss is
-        # a fixture or a broken key. Other kinds (OAuth, session) are taken at any length.
+        # API and admin keys are 95 characters ending AA; a value of about that length that
+        # varies is taken too (a key cut or mistyped by a few characters still works as a
+        # lead), a short one with words in it is a fixture. Other kinds (OAuth, session) are
+        # taken at any length.
         kind_end = value.find("-", 7) + 1
         if value.startswith(("sk-ant-api", "sk-ant-admin")):
-            return len(value) - kind_end == 95 and value.endswith("AA")
+            body = value[kind_end:]
+            return len(body) == 95 and value.endswith("AA") or 85 <= len(body) <= 110 and _shaped(body)
         return True
     if kind == "shape":
         return _shaped(value)
@@ -317,14 +520,17 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         body = value.split("_", 1)[-1] if "_" in value[:8] else value
         if start > 0 and text[start - 1] == ".":
             return False  # video_box.ico-7a38....png: part of a dotted file or host name
-        return _shaped(body) and (any(c.isdigit() for c in body) or len(body) >= 40)
+        # no digit: a random body is still mixed case all through (dckr_pat_viHyZdcTMsgvoYE__rYSOu),
+        # where code is words (s.AcceptanceTimeoutSeconds)
+        return _shaped(body) and (any(c.isdigit() for c in body) or len(body) >= 40
+                                  or len(body) >= 20 and "_" in value[:10] and _case_switches(body) >= 8)
     if kind == "userpass":
         user, _, password = value.replace('"', "").partition(":")
         if not password:  # an API key given as the user name (curl -u "KEY:")
             return len(user) >= 8 and not _placeholder(user) and _entropy(user) >= 3.0
         return not _placeholder(password) and password.lower() not in ("token", "pass", user.lower())
     if kind == "k8s":
-        low = text.lower()
+        low = lower or text.lower()
         if not ("kind: secret" in low or "kind: 'secret'" in low or 'kind: "secret"' in low or "kind:secret" in low):
             return False
         return any(c.isdigit() for c in value) or value.endswith("=") or "+" in value
@@ -335,51 +541,228 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         after = text[end:end + 2]
         if before.isalnum() or before in "._-" or (after[:1] == "." and after[1:2].isdigit()):
             return False  # part of a version string or longer dotted number
-        if text[max(0, start - 9):start].lower().rstrip().endswith(("version", "release", "ver", "v")):
-            return False
+        if _VERSION_BEFORE.search(lower or text.lower(), max(0, start - 40), start):
+            return False  # AssemblyVersion("2.1.0.3"), "version": "1.2.3.4", upgraded to version 1.2.3.4
         return not value.startswith(("127.", "0.0.0.0", "255.255.255.", "0."))
+    if kind == "email":
+        if text.startswith(":", end) and not text.startswith((": ", ":\t", ":\n"), end):
+            return False  # git@github.com:org/repo.git, user@host:path: an scp-style remote
+        if _in_url(text, start):
+            return False  # scheme://user@host or scheme://user:pass@host: a URL
+        # ssh deploy@host, scp f root@host:/tmp: an account on a host, not a mailbox
+        return not _SSH_BEFORE.search(text, max(0, start - 120), start)
+    if kind == "aws40":
+        return (any(c.isdigit() for c in value) and any(c.isupper() for c in value) and any(c.islower() for c in value)
+                and _entropy(value) >= 4.0 and not looks_fake(value))
+    if kind == "pem64":
+        return _pem64_private(value)
+    if kind == "phone":
+        return pii.phone(value)
+    if kind == "dockerauth":
+        if not value.startswith("e"):
+            try:  # "auth": base64 of user:password
+                plain = base64.b64decode(value + "=" * (-len(value) % 4)).decode("utf-8")
+            except ValueError:
+                return False
+            user, sep, pw = plain.partition(":")
+            return bool(sep and user and pw) and not _placeholder(pw)
+        return True
+    if kind == "phonelabel":
+        digits = sum(c.isdigit() for c in value)
+        if not 7 <= digits <= 15 or _DATE_OR_VERSION.match(value):
+            return False
+        return value.count(".") != 3  # 10.0.0.12: an address
+    if kind == "card":
+        return pii.card(value)
+    if kind == "ssn":
+        d = value.replace("-", "").replace(" ", "")
+        return d[:3] not in ("000", "666") and d[0] != "9" and d[3:5] != "00" and d[5:] != "0000" and len(set(d)) > 2
     if kind == "ip6":
         return value != "::1" and (value.count(":") >= 3 or any(c.isdigit() for c in value))
     return True
 
 
-def find(text: str, disabled: Iterable[str] = ()) -> list[Finding]:
-    """Every finding, before merging."""
+def find(text: str, disabled: Iterable[str] = (), joints: bool = True) -> list[Finding]:
+    """Every finding, before merging. With ``joints``, also what a secret split across lines
+    becomes once its pieces are put back together (see _rejoined)."""
     off = set(disabled)
     rules = compiled()
-    ascii_ = text.isascii()
-    subject: str | bytes = text.encode("ascii") if ascii_ else text
+    # Rules with ASCII patterns run on a one-byte-per-character view of the text, where every
+    # non-ASCII character (and a lone surrogate from JSON) is \x1a: byte offsets are character
+    # offsets, and for RE2's ASCII-only \s, \w and \b, and for value classes like [^\s"'], a
+    # non-ASCII character and \x1a are alike. Only rules with non-ASCII literals see UTF-8.
+    ascii_view = text.encode("ascii", _ONE_BYTE)
     lower = text.lower()
     # Aho-Corasick, overlapping: every keyword occurrence in one linear pass ("sk_test_" holds
     # both "sk" and "k_test_", which a non-overlapping regex scan would not both report).
-    present = set(_GATE.find_matches_as_strings(lower, overlapping=True))
+    hits = _GATE.find_matches_as_indexes(lower, overlapping=True)
+    present = {_GATE_WORDS[k] for k, _, _ in hits}
+    present.update(k for k in _COMMON if k in lower)
     selected = set(_ALWAYS)
     for k in present:
         selected.update(_BY_KEYWORD.get(k, ()))
     out: list[Finding] = []
+    utf8s: list[tuple[bytes, _Offsets]] = []
     for i in sorted(selected):
-        rule, rx_str, rx_bytes = rules[i]
+        rule = RULES[i]
         if rule.name in off:
             continue
-        groups = rule.group if isinstance(rule.group, tuple) else (rule.group,)
-        secret = rule.category == "secret"
-        needs_match = rule.check in ("value", "entropy", "entropy32")
-        for m in (rx_bytes if ascii_ else rx_str).finditer(subject):
-            for g in groups:
-                s, e = m.span(g)
-                if e > s:
-                    break
-            else:
+        if rule.check in ("i18n", "phonelabel") and len(lower) == len(text):
+            # The gate already found every word these rules start from: no need for RE2 to
+            # look again (with Unicode case folding, their patterns are the slowest).
+            out.extend(_located_findings(rule, text, lower, hits))
+            continue
+        for c in rules[i]:
+            _run(c, text, lower, ascii_view, utf8s, out)
+    if joints:
+        out.extend(_rejoined(text, off))
+    return out
+
+
+# Where a value may have been split: between string literals joined by implicit or explicit
+# concatenation ("abc"\n "def", "abc" + "def"), at a shell line continuation (abc\<newline>def),
+# and at a terminal's hard wrap (a line of exactly 80, 100 or 120 characters running on).
+_TOKCH = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.~")
+_TOKB = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.~")
+# Found with RE2 on the one-byte view (Python's re tried every position of 32 KiB), checked in Python:
+# - a quote, what may sit between two pieces of one literal ("abc" "def", "abc" +\n "def",
+#   "abc" f"def"), a quote;
+# - a shell line continuation (abc\<newline>def);
+# - a line holding one token, then a line holding one token at the same indentation (a token wrapped
+#   in a YAML folded block, a base64 blob cut into lines; not KEY=value lines of an env file).
+_JOINT_RX = _re2.RE2(
+    rb"""(["'])[ \t]*(?:\+[ \t]*)?(?:\\[ \t]*)?(?:\r?\n[ \t]*(?:\+[ \t]*)?)?[rbfuRBFU]{0,2}["']"""
+    rb"""|(\\\r?\n[ \t]*)"""
+    rb"""|(?m:^([ \t]*)[A-Za-z0-9+/_\-.~]{8,}(\r?\n)([ \t]*)[A-Za-z0-9+/_\-.~]{4,}={0,2}[ \t]*\r?$)""", _OPTIONS)
+_WRAP_WIDTHS = frozenset((80, 100, 120))
+_JOINT_WINDOW = 256
+_PII_RULES = frozenset(r.name for r in RULES if r.category == "pii")  # a phone number is not split in two
+
+
+def _joints(text: str) -> list[tuple[int, int]]:
+    view = text.encode("ascii", _ONE_BYTE)
+    n = len(view)
+    cuts: list[tuple[int, int]] = []
+    at = 0
+    match = _JOINT_RX.Match
+    while at < n:
+        sp = match(_UNANCHORED, view, at, n)
+        a, b = sp[0]
+        if a < 0:
+            break
+        at = b if b > a else a + 1
+        if sp[1][0] >= 0:  # string pieces: the same quote, token characters outside
+            if view[a] == view[b - 1] and a > 0 and b < n and view[a - 1] in _TOKB and view[b] in _TOKB:
+                cuts.append((a, b))
+        elif sp[2][0] >= 0:
+            cuts.append(sp[2])
+        else:
+            nl, indent2 = sp[4], sp[5]
+            if sp[3][1] - sp[3][0] == indent2[1] - indent2[0]:
+                cuts.append((nl[0], indent2[1]))
+            at = nl[1]  # the second line may start the next pair
+    # a terminal's hard wrap: a line of exactly 80, 100 or 120 characters running on
+    lines = text.split("\n")
+    if not _WRAP_WIDTHS.isdisjoint(map(len, lines)):
+        pos = 0
+        for line in lines:
+            end = pos + len(line)
+            if len(line) in _WRAP_WIDTHS and line[-1] in _TOKCH and end + 1 < len(text) and text[end + 1] in _TOKCH:
+                cuts.append((end, end + 1))
+            pos = end + 1
+    return sorted(set(cuts))
+
+
+def _rejoined(text: str, off: set[str]) -> list[Finding]:
+    """Findings that exist only once the pieces of a split value are joined: each joint is cut
+    out of a window around it, the window is scanned, and what crosses a joint maps back to the
+    original text (covering both pieces and the joint)."""
+    cuts = _joints(text)
+    if not cuts:
+        return []
+    cuts.sort()
+    out: list[Finding] = []
+    i = 0
+    while i < len(cuts):
+        w0 = max(0, cuts[i][0] - _JOINT_WINDOW)
+        j = i
+        while j + 1 < len(cuts) and cuts[j + 1][0] - _JOINT_WINDOW <= cuts[j][1] + _JOINT_WINDOW:
+            j += 1
+        w1 = min(len(text), cuts[j][1] + _JOINT_WINDOW)
+        parts: list[str] = []
+        marks: list[tuple[int, int]] = []  # (joined position of the cut, characters removed before it and by it)
+        pos, removed = w0, 0
+        for a, b in cuts[i:j + 1]:
+            if a < pos:
                 continue
-            value = text[s:e]
-            if secret and looks_fake(value, text, e):
+            parts.append(text[pos:a])
+            removed += b - a
+            marks.append((a - w0 - (removed - (b - a)), removed))
+            pos = b
+        parts.append(text[pos:w1])
+        joined = "".join(parts)
+
+        def orig(jpos: int, marks: list[tuple[int, int]] = marks, w0: int = w0) -> int:
+            k = bisect.bisect_right(marks, (jpos, 1 << 62)) - 1
+            return w0 + jpos + (marks[k][1] if k >= 0 else 0)
+
+        for f in find(joined, off | _PII_RULES, joints=False):
+            if any(f.start < jp < f.end for jp, _ in marks):
+                out.append(Finding(f.rule, orig(f.start), orig(f.end - 1) + 1))
+        i = j + 1
+    return out
+
+
+def _run(c: _Compiled, text: str, lower: str, ascii_view: bytes, utf8s: list[tuple[bytes, _Offsets]],
+         out: list[Finding]) -> None:
+    """One compiled pattern over the text, each match checked; findings appended to ``out``."""
+    rule = c.rule
+    if c.unicode and not text.isascii():
+        if not utf8s:
+            b = text.encode("utf-8", "replace")
+            utf8s.append((b, _Offsets(b, False)))
+        data, pos = utf8s[0]
+    else:
+        data, pos = ascii_view, _Offsets(ascii_view, True)
+    n = len(data)
+    match = c.rx.Match
+    at = 0
+    while at <= n:
+        spans = match(_UNANCHORED, data, at, n)
+        s0, e0 = spans[0]
+        if s0 < 0:
+            break
+        if c.word_start and s0 > 0 and data[s0 - 1] in _WORD_BYTES:
+            at = s0 + 1  # where \b would have failed: look again from the next byte
+            continue
+        at = e0 if e0 > at else at + 1
+        for g in c.groups:
+            s, e = spans[g]
+            if e > s:
+                break
+        else:
+            continue
+        if not pos.ascii:
+            s, e = pos.char(s), pos.char(e)
+        if rule.check in _SPAN_HOOKS:
+            span = _span_hook(rule.check, text, s, e, _Groups(spans, text, pos))
+            if span is None:
                 continue
-            if rule.near and not _near(lower, s, rule.near):
-                continue
-            if rule.check and not _check(rule, value, text, s, e, _Groups(m, ascii_) if needs_match else None):
+            s, e = span
+            if c.secret and looks_fake(text[s:e], text, e):
                 continue
             out.append(Finding(rule.name, s, e))
-    return out
+            continue
+        value = text[s:e]
+        if c.secret and (looks_fake(value, text, e) or value.startswith("LS0tLS1CRUdJTi") and not _pem64_private(value)
+                         and rule.name != "kubernetes-secret-data"):
+            continue
+        if rule.near and not _near(lower, s, rule.near):
+            continue
+        if rule.check and not _check(rule, value, text, s, e,
+                                     _Groups(spans, text, pos) if c.needs_match else None, lower):
+            continue
+        out.append(Finding(rule.name, s, e))
 
 
 def _near(lower: str, start: int, words: tuple[str, ...]) -> bool:
@@ -394,20 +777,45 @@ def _near(lower: str, start: int, words: tuple[str, ...]) -> bool:
     return False
 
 
+class _Offsets:
+    """UTF-8 byte offsets to str offsets. ASCII text: the same. Otherwise counted from the
+    nearest offset already converted, so converting every finding stays linear in the text."""
+
+    __slots__ = ("data", "ascii", "b", "c")
+
+    def __init__(self, data: bytes, ascii_: bool) -> None:
+        self.data, self.ascii = data, ascii_
+        self.b, self.c = [0], [0]
+
+    def char(self, off: int) -> int:
+        if self.ascii:
+            return off
+        i = bisect.bisect_right(self.b, off) - 1
+        b0 = self.b[i]
+        if b0 == off:
+            return self.c[i]
+        c = self.c[i] + _re2.BytesToCharLen(self.data, b0, off)
+        self.b.insert(i + 1, off)
+        self.c.insert(i + 1, c)
+        return c
+
+
 class _Groups:
-    """A match's groups as str, whichever subject (str or bytes) it ran on."""
+    """A match's groups as str and str offsets, for the checks that look at the key name."""
 
-    __slots__ = ("m", "b")
+    __slots__ = ("spans", "text", "pos")
 
-    def __init__(self, m: Any, is_bytes: bool) -> None:
-        self.m, self.b = m, is_bytes
+    def __init__(self, spans: list[tuple[int, int]], text: str, pos: _Offsets) -> None:
+        self.spans, self.text, self.pos = spans, text, pos
 
     def group(self, i: int) -> str | None:
-        g = self.m.group(i)
-        return g.decode("ascii") if self.b and g is not None else g
+        s, e = self.spans[i]
+        if s < 0:
+            return None
+        return self.text[self.pos.char(s):self.pos.char(e)]
 
     def end(self, i: int) -> int:
-        return self.m.end(i)  # bytes run only on ASCII text, so byte and character offsets agree
+        return self.pos.char(self.spans[i][1])
 
 
 def merge(findings: list[Finding]) -> list[Finding]:
@@ -439,3 +847,151 @@ def scrub(text: str, disabled: Iterable[str] = ()) -> tuple[str, list[Finding]]:
         pos = f.end
     parts.append(text[pos:])
     return "".join(parts), findings
+
+
+# Between the fields of one record when they are scrubbed together: a line break stops every
+# one-line rule, and NUL is no rule's value character, so a match rarely spans two fields (one
+# that does, a PEM block cut in two, is clipped and redacted in both).
+FIELD_SEP = "\n\x00\n"
+
+
+def scrub_many(texts: list[str], disabled: Iterable[str] = ()) -> list[tuple[str, int]]:
+    """``[(clean_text, findings)]`` for several texts (a record's fields) in one pass: the
+    keyword gate and each rule run once over all of them instead of once per field."""
+    if len(texts) == 1:
+        clean, found = scrub(texts[0], disabled)
+        return [(clean, len(found))]
+    joined = FIELD_SEP.join(texts)
+    findings = merge(find(joined, disabled)) if joined else []
+    out: list[tuple[str, int]] = []
+    base = 0
+    k = 0
+    for t in texts:
+        end = base + len(t)
+        while k < len(findings) and findings[k].end <= base:
+            k += 1
+        parts: list[str] = []
+        pos = base
+        count = 0
+        j = k
+        while j < len(findings) and findings[j].start < end:
+            f = findings[j]
+            s, e = max(f.start, base), min(f.end, end)
+            parts.append(joined[pos:s])
+            parts.append(f"[REDACTED:{f.rule}]")
+            pos = e
+            count += 1
+            j += 1
+        if count:
+            parts.append(joined[pos:end])
+            out.append(("".join(parts), count))
+        else:
+            out.append((t, 0))
+        base = end + len(FIELD_SEP)
+    return out
+
+
+# --- span hooks: rules whose match says where to look, and Python says what to redact --------------
+
+_I18N_TOKEN = re.compile(r"[A-Za-z0-9!#$%&*+\-./:;=?@^_|~]+")
+_HOSTLIKE = re.compile(r"^[a-z0-9\-]+(?:\.[a-z0-9\-]+)+$")
+
+
+def _i18n_span(text: str, s: int, e: int) -> tuple[int, int] | None:
+    """The first word after a credential word that looks like one (CJK particles and punctuation
+    around it are not part of it: 密码是X, パスワードはXです, 비밀번호는 X입니다)."""
+    for m in _I18N_TOKEN.finditer(text, s, e):
+        a, b = m.span()
+        while a < b and text[a] in ":=;":
+            a += 1
+        while b > a and text[b - 1] in ".,;:!?":
+            b -= 1
+        tok = text[a:b]
+        if len(tok) < 6 or tok.isalpha() and (tok.islower() or tok.istitle() or len(tok) < 12):
+            continue  # a plain word (the cheap test first: prose is full of them)
+        has_digit = any(c.isdigit() for c in tok)
+        has_alpha = any(c.isalpha() for c in tok)
+        has_symbol = not tok.isalnum()
+        mixed = any(c.isupper() for c in tok[1:]) and any(c.islower() for c in tok)
+        if not ((has_digit and has_alpha) or (has_symbol and (has_digit or mixed)) or (mixed and len(tok) >= 12)):
+            continue
+        if _placeholder(tok, code=False) or _HOSTLIKE.match(tok) or "://" in tok or tok.count("/") >= 2:
+            continue
+        if _VERSIONISH.match(tok) or _UUID.match(tok):
+            continue
+        return a, b
+    return None
+
+
+_LABELLED_PHONE = re.compile(r"[^0-9+\n]{0,24}?(\+?\(?[0-9][0-9 ().\-/]{5,20}[0-9])(?![0-9A-Za-z_])")
+
+
+def _located_findings(rule: Rule, text: str, lower: str, hits: list[tuple[int, int, int]]) -> list[Finding]:
+    """credential-i18n and phone-number-labelled from the gate's keyword positions: the value is
+    looked for in the line after the word."""
+    out = []
+    n = len(text)
+    words = frozenset(rule.keywords)
+    for k, s, e in hits:
+        word = _GATE_WORDS[k]
+        if word not in words:
+            continue
+        if word.isascii():
+            # a word in Latin letters stands alone (mdp and clave hide inside base64, tel in hotel)
+            if s > 0 and (lower[s - 1].isascii() and (lower[s - 1].isalnum() or lower[s - 1] == "_")):
+                continue
+            if e < n and lower[e].isascii() and lower[e].isalnum():
+                continue
+        if rule.check == "i18n":
+            end = text.find("\n", e, e + 64)
+            span = _i18n_span(text, e, end if end >= 0 else min(n, e + 64))
+        else:
+            m = _LABELLED_PHONE.match(text, e, min(n, e + 72))
+            span = m.span(1) if m and _check(rule, m.group(1), text, m.start(1), m.end(1)) else None
+        if span is not None and not (rule.category == "secret" and looks_fake(text[span[0]:span[1]], text, span[1])):
+            out.append(Finding(rule.name, span[0], span[1]))
+    return out
+
+
+_YAML_BLOCK_LIMIT = 8 * 1024
+
+
+def _yaml_block_span(text: str, s: int, e: int, indent: int) -> tuple[int, int] | None:
+    """The lines under `key: |` / `key: >-` that are indented deeper than the key."""
+    pos = e
+    first = last = -1
+    n = min(len(text), e + _YAML_BLOCK_LIMIT)  # bounded: nested blocks cannot make this quadratic
+    while pos < n:
+        nl = text.find("\n", pos)
+        line_end = n if nl < 0 else nl
+        line = text[pos:line_end]
+        body = line.lstrip(" \t")
+        if body.strip():
+            if len(line) - len(body) <= indent:
+                break
+            if first < 0:
+                first = pos + len(line) - len(body)
+            last = line_end - (len(body) - len(body.rstrip()))
+        elif first >= 0 and line_end >= n:
+            break
+        if nl < 0:
+            break
+        pos = nl + 1
+    if first < 0:
+        return None
+    if _placeholder(text[first:last]):
+        return None
+    return first, last
+
+
+def _span_hook(kind: str, text: str, s: int, e: int, g: _Groups) -> tuple[int, int] | None:
+    if kind == "i18n":
+        return _i18n_span(text, s, e)
+    if kind == "iban":
+        return pii.iban_span(text, s, e)
+    if kind == "yamlblock":
+        return _yaml_block_span(text, s, e, len((g.group(1) or "").expandtabs(4)))
+    return (s, e)
+
+
+_SPAN_HOOKS = frozenset(("i18n", "iban", "yamlblock"))

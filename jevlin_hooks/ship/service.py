@@ -408,7 +408,10 @@ class Daemon:
             self._quarantine_raw(name, raw, "invalid record: not valid JSON", key)
             return None
         try:
-            return quarantine.safe_form(rec, key, disabled)
+            safe = quarantine.safe_form(rec, key, disabled)
+            if self.sink is not None and self.sink.name == "local" and self.cfg["privacy"].get("local_results", True):
+                safe.update(record.local_extras(rec, disabled))
+            return safe
         except record.InvalidRecord as exc:
             self._quarantine_raw(name, raw, f"invalid record: {exc}", key)
         except Exception as exc:  # noqa: BLE001 - a scrubber bug on one record must not stop the rest

@@ -337,6 +337,11 @@ def _render_turns(th: Thread, out: list[str], indent: str, width: int, textwrap:
             dur = f"{s['duration_ms']} ms" if isinstance(s.get("duration_ms"), int) else "-"
             line = f"{indent}  \u251c search #{s.get('seq')}  {s.get('tool') or ''}  {status}  {dur}  "
             out.append(line + _clip(repr(s.get("query") or ""), max(10, width - len(line))))
+            res = s.get("result")
+            if isinstance(res, dict) and isinstance(res.get("preview"), str):
+                first = res["preview"].split("\n", 1)[0]
+                said = f"{indent}  \u2502   \u21b3 {res.get('lines', 0)} line(s) back: "
+                out.append(said + _clip(first, max(10, width - len(said))))
         if end and int(end.get("window") or 0) > prev_window:
             out.append(f"{indent}  \u2500\u2500 {compaction_said(prev_window, int(end['window']))} \u2500\u2500")
         if end.get("final_message"):

@@ -33,13 +33,14 @@ MODULES = {
     "claude-code": "claude_code",
     "codex": "codex",
     "cursor": "cursor",
+    "hermes": "hermes",
     "pi": "pi",
 }
 HARNESSES = tuple(MODULES)
 # the variable a harness's shell tool carries when it names its session (context.py looks only
 # at harnesses whose variable is set, so a lookup imports one module at most)
 ENV_SESSION = {"claude-code": "CLAUDE_CODE_SESSION_ID", "codex": "CODEX_SESSION_ID",
-               "pi": "JEVLIN_PI_SESSION_ID"}
+               "hermes": "HERMES_SESSION_ID", "pi": "JEVLIN_PI_SESSION_ID"}
 # other names an installed command may run under -> the harness they belong to
 ALIASES = {"codex-notify": "codex"}
 

@@ -106,6 +106,10 @@ def enrich(ev: dict[str, Any], cfg: dict[str, Any]) -> None:
     if ev["kind"] in ("stop", "stop_failure") and not ev.get("agent_id"):
         wait = HISTORY_WAIT if cfg.get("miner", {}).get("turn_end") else 0.0
         ev["summary"] = _summary(ev, wait)
+    elif ev["kind"] == "session_end" and not ev.get("agent_id") and cfg.get("miner", {}).get("turn_end"):
+        # an interrupted turn gets no Stop: what it used so far is in the transcript (no wait:
+        # the session is over and nothing more will be flushed)
+        ev["summary"] = _summary(ev, 0.0)
 
 
 def history_for(p: dict[str, Any]) -> str | None:

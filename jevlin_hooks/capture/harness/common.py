@@ -18,6 +18,14 @@ def text(d: dict[str, Any], key: str) -> str | None:
     return v if isinstance(v, str) and v else None
 
 
+def keep_result(ev: dict[str, Any], response: Any, cfg: dict[str, Any]) -> None:
+    """A short summary of what the search returned, for the local store (capture/results.py)."""
+    if cfg.get("privacy", {}).get("local_results", True):
+        from jevlin_hooks.capture import results
+
+        ev["result"] = results.summary(response)
+
+
 def event(payload: dict[str, Any], kind: str, now: float, session_id: str, turn_key: str,
           cfg: dict[str, Any], status_of: Callable[[Any], str]) -> dict[str, Any]:
     agent_type = payload.get("agent_type")
@@ -48,6 +56,8 @@ def event(payload: dict[str, Any], kind: str, now: float, session_id: str, turn_
         ev["duration_ms"] = dur if isinstance(dur, int) and not isinstance(dur, bool) else None
         if kind == "post_tool":
             ev["status"] = status_of(payload.get("tool_response"))
+            if ev["search"] is not None:
+                keep_result(ev, payload.get("tool_response"), cfg)
         elif kind == "tool_failed":
             ev["status"] = "interrupted" if payload.get("is_interrupt") is True else "error"
     elif kind in ("stop", "stop_failure", "subagent_stop"):

@@ -144,6 +144,10 @@ def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] |
         elif kind == "post_tool":
             out = payload.get("output", payload.get("tool_output", payload.get("result_json")))
             ev["status"] = "empty" if isinstance(out, str) and not out.strip() else "ok"
+            if ev.get("search") is not None:
+                from jevlin_hooks.capture.harness import common
+
+                common.keep_result(ev, out, cfg)
     elif kind == "agent_text":
         text = payload.get("text")
         ev["text"] = text if isinstance(text, str) else ""

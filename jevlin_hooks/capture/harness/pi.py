@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 
 from jevlin_hooks.capture import searchmatch
+from jevlin_hooks.capture.harness import common
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -148,9 +149,13 @@ def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] |
             ev["command"] = searchmatch.shell_command(tool_input)
         if etype == "tool_result":
             ev["status"] = _status(event.get("isError"), event.get("content"))
+            if ev["search"] is not None:
+                common.keep_result(ev, event.get("content"), cfg)
         elif etype == "tool_execution_end":
             result = event.get("result") if isinstance(event.get("result"), dict) else {}
             ev["status"] = _status(event.get("isError"), result.get("content"))
+            if ev["search"] is not None:
+                common.keep_result(ev, result.get("content"), cfg)
         return ev
     if etype == "agent_end":
         messages = event.get("messages")

@@ -1,0 +1,230 @@
+"""Hermes Agent: our shell hooks in ``$HERMES_HOME/config.yaml`` and the user's consent to them in
+``$HERMES_HOME/shell-hooks-allowlist.json``, in the home and in every profile home.
+
+config.yaml is merged round-trip (ruamel.yaml): every other key, comment and hook of the user's
+stays as it was. One command string serves every event (the payload names its event), so
+consent is one allowlist entry per event. Hermes silently skips unapproved hooks in
+non-interactive runs (``hermes -z``, ``chat -q``, cron, the gateway); running `install` is the
+user's consent, so we add our (event, command) pairs the way Hermes does (same shape, under the
+same ``.lock``) and never set ``hooks_auto_accept``, which would approve any hook at all.
+Consent is keyed by the exact command string: it must stay byte-identical across reinstalls.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import time
+from typing import Any
+
+from jevlin_hooks import install
+
+# Never pre_api_request: it carries the whole model request (76 KB on average) on every call.
+# api_request_error carries it too, but fires only when a model call failed: it is how a turn
+# that Hermes abandons on an API error (no on_session_end follows) ends as `error`.
+EVENTS = (
+    "on_session_start", "pre_llm_call", "post_api_request", "api_request_error", "pre_tool_call",
+    "post_tool_call", "subagent_start", "subagent_stop", "on_session_end", "on_session_finalize",
+)
+TOOL_EVENTS = ("pre_tool_call", "post_tool_call")
+# tools whose calls spawn a hook (the matcher is checked before spawning: every other tool is
+# free): the shell, the spawner of subagents (its call id links them), and the [search] tools
+ALWAYS_MATCHED = ("terminal", "delegate_task")
+ALLOWLIST = "shell-hooks-allowlist.json"
+
+
+def hermes_home() -> str:
+    return os.environ.get("HERMES_HOME") or os.path.join(os.path.expanduser("~"), ".hermes")
+
+
+def homes() -> list[str]:
+    """The home and every profile home under it (``hermes -p NAME`` runs with another HERMES_HOME)."""
+    base = hermes_home()
+    out = [base]
+    pdir = os.path.join(base, "profiles")
+    try:
+        names = sorted(os.listdir(pdir))
+    except OSError:
+        names = []
+    out += [os.path.join(pdir, n) for n in names if os.path.isdir(os.path.join(pdir, n))]
+    return out
+
+
+def command() -> str:
+    return install.shell_command("hermes")
+
+
+def matcher(search_tools: list[str]) -> str:
+    """A Python regex (Hermes fullmatches it on the tool name) for the tools we watch."""
+    import re
+
+    alts = list(ALWAYS_MATCHED)
+    for pattern in search_tools:
+        alt = ".*".join(re.escape(p) for p in pattern.split("*"))
+        if alt not in alts:
+            alts.append(alt)
+    return "|".join(alts)
+
+
+def _search_tools() -> list[str]:
+    from jevlin_hooks.base import config, paths
+
+    try:
+        cfg = config.load(paths.home())
+    except (config.ConfigError, OSError):
+        cfg = config.defaults()
+    return [t for t in cfg.get("search", {}).get("tools", []) if isinstance(t, str)]
+
+
+def _yaml() -> Any:
+    from ruamel.yaml import YAML
+
+    y = YAML()  # round-trip: comments, key order and quoting survive
+    y.preserve_quotes = True
+    y.width = 1 << 16  # never fold our long command string
+    return y
+
+
+def is_ours(entry: Any) -> bool:
+    return install.is_ours(entry) and isinstance(entry, dict) and str(entry.get("command", "")).endswith(" hermes")
+
+
+def plan_config(path: str, remove: bool = False, tools: list[str] | None = None) -> install.Change:
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        with open(path, "rb") as f:
+            before: bytes | None = f.read()
+    except FileNotFoundError:
+        before = None
+    y = _yaml()
+    try:
+        text = before.decode("utf-8") if before else ""
+        if text.strip():
+            from ruamel.yaml.util import load_yaml_guess_indent
+
+            _, indent, offset = load_yaml_guess_indent(text)
+            # write mappings and lists indented the way this file already does (ruamel's recipe)
+            y.indent(mapping=offset or indent or 2, sequence=indent or 2, offset=offset or 0)
+        data = y.load(text) if text.strip() else None
+    except (YAMLError, UnicodeDecodeError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise install.InstallError(f"{path} is not valid YAML ({first}); left untouched") from None
+    if data is None:
+        data = CommentedMap()
+    if not isinstance(data, dict):
+        raise install.InstallError(f"{path} does not hold a YAML mapping; left untouched")
+    hooks = data.get("hooks")
+    if hooks is not None and not isinstance(hooks, dict):
+        raise install.InstallError(f"{path}: hooks is not a mapping; left untouched")
+    changed = False
+    if isinstance(hooks, dict):
+        for event in list(hooks):
+            entries = hooks[event]
+            if not isinstance(entries, list) or not any(is_ours(e) for e in entries):
+                continue
+            for i in range(len(entries) - 1, -1, -1):
+                if is_ours(entries[i]):
+                    del entries[i]
+            if not entries:
+                del hooks[event]
+            changed = True
+        if not hooks and changed:
+            del data["hooks"]
+            hooks = None
+    if not remove:
+        if hooks is None:
+            hooks = data["hooks"] = CommentedMap()
+        cmd = command()
+        match = matcher(_search_tools() if tools is None else tools)
+        for event in EVENTS:
+            entry = CommentedMap()
+            entry["command"] = cmd
+            if event in TOOL_EVENTS:
+                entry["matcher"] = match
+            entry["timeout"] = install.TIMEOUT_S
+            current = hooks.get(event)
+            if current is None:
+                hooks[event] = [entry]
+            elif isinstance(current, list):
+                current.append(entry)
+            else:
+                raise install.InstallError(f"{path}: hooks.{event} is not a list; left untouched")
+        changed = True
+    if not changed:
+        return install.Change(path, before, before)
+    if remove:
+        restored = install._restorable(path, before)
+        if restored is not None:
+            return install.Change(path, before, restored if restored != b"\0absent" else None)
+    buf = io.StringIO()
+    y.dump(data, buf)
+    return install.Change(path, before, buf.getvalue().encode("utf-8"))
+
+
+def _iso(t: float) -> str:
+    """A UTC time as Hermes writes it in the allowlist (datetime.isoformat, "Z")."""
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(t, tz=UTC).isoformat().replace("+00:00", "Z")
+
+
+def _script_mtime() -> str | None:
+    """What Hermes records as ``script_mtime_at_approval`` (reported by `hermes hooks list`,
+    never enforced): the entry script's mtime, formatted as Hermes formats it."""
+    try:
+        return _iso(os.path.getmtime(install.ENTRY))
+    except OSError:
+        return None
+
+
+def plan_allowlist(path: str, remove: bool = False) -> install.Change:
+    """Our (event, command) approvals, in Hermes's own shape: {"approvals": [{event, command,
+    approved_at, script_mtime_at_approval}]}, written as Hermes writes it (indent 2, sorted keys)."""
+    try:
+        with open(path, "rb") as f:
+            before: bytes | None = f.read()
+    except FileNotFoundError:
+        before = None
+    try:
+        data = json.loads(before.decode("utf-8")) if before and before.strip() else {}
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise install.InstallError(f"{path} is not valid JSON ({exc}); left untouched") from None
+    if not isinstance(data, dict) or not isinstance(data.get("approvals", []), list):
+        raise install.InstallError(f"{path} is not a Hermes allowlist; left untouched")
+    approvals = list(data.get("approvals", []))
+    cmd = command()
+    kept = [a for a in approvals if not (isinstance(a, dict) and is_ours(a))]
+    if remove:
+        new_list = kept
+    else:
+        have = {(a.get("event"), a.get("command")) for a in approvals if isinstance(a, dict)}
+        # an approval of this very command stays as it was (its approved_at is the user's consent)
+        new_list = kept + [a for a in approvals if isinstance(a, dict) and is_ours(a) and a.get("command") == cmd
+                           and a.get("event") in EVENTS]
+        for event in EVENTS:
+            if (event, cmd) not in have:
+                new_list.append({"event": event, "command": cmd, "approved_at": _iso(time.time()),
+                                 "script_mtime_at_approval": _script_mtime()})
+    lock = path + ".lock"
+    if new_list == approvals and (before is not None or remove):
+        return install.Change(path, before, before, lock)
+    if remove:
+        restored = install._restorable(path, before)
+        if restored is not None:
+            return install.Change(path, before, restored if restored != b"\0absent" else None, lock)
+    new = dict(data)
+    new["approvals"] = new_list
+    return install.Change(path, before, json.dumps(new, indent=2, sort_keys=True).encode("utf-8"), lock)
+
+
+def plans(project: str | None, remove: bool, opts: dict[str, Any]) -> list[install.Change]:
+    """Hermes has no per-project hooks: ``project`` is ignored; every home gets the same."""
+    out = []
+    for home in homes():
+        out.append(plan_config(os.path.join(home, "config.yaml"), remove))
+        out.append(plan_allowlist(os.path.join(home, ALLOWLIST), remove))
+    return out
+

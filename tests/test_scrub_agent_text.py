@@ -1,0 +1,414 @@
+"""The secrets and personal data agents actually write, family by family, with planted random values.
+
+Every value here is drawn at run time from a seeded generator: none is a real credential, and no
+literal secret sits in this file. A value is gone when neither it nor any 8-character piece of it
+is left in the output; what must stay (hosts, paths, versions, digests) must stay verbatim.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import random
+import string
+import sys
+
+import pytest
+
+from jevlin_hooks.privacy import record, scrub
+from jevlin_hooks.privacy.rules import BY_NAME, RULES
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from bench import scrub_eval  # noqa: E402
+from bench.agent_text import generate  # noqa: E402
+
+RNG = random.Random(1313)
+ALNUM = string.ascii_letters + string.digits
+
+
+def rand(alphabet: str, n: int) -> str:
+    return "".join(RNG.choice(alphabet) for _ in range(n))
+
+
+def password(symbols: str = "!#%*+-.=?@^_~") -> str:
+    return generate.Gen(RNG.randrange(1 << 30)).password(symbols=symbols)
+
+
+def gone(value: str, clean: str, public: tuple[str, ...] = ()) -> bool:
+    return scrub_eval.left_of(value, clean, public) == ""
+
+
+def assert_gone(text: str, *values: str, keep: tuple[str, ...] = ()) -> str:
+    """Each value gone (no 8-character piece left but those the kept public values share: the
+    base64 of -----BEGIN starts a key and a certificate alike); each kept string verbatim."""
+    clean, findings = scrub.scrub(text)
+    for v in values:
+        assert gone(v, clean, keep), (v, clean)
+    for k in keep:
+        assert k in clean, (k, clean)
+    assert findings
+    return clean
+
+
+# --- 1. passwords in commands and environment names ----------------------------------------------
+
+COMMANDS = [
+    "mysql -h db.internal -u root -p{v} orders", "mysql -u app -p'{q}' -h db.internal", 'mysqldump -uroot -p"{q}" shop',
+    "redis-cli -h cache.internal -a {v} PING", "sshpass -p {v} ssh deploy@10.0.0.5 uptime", "sshpass -p'{q}' scp a b:/tmp",
+    "htpasswd -b -c /etc/nginx/.htpasswd admin {v}", "htpasswd -nb admin {v}", "docker login -u bot -p {v} registry.example.com",
+    "podman login quay.io -u bot -p {v}", "sqlcmd -S db.internal -U sa -P {v} -Q 'select 1'", "sqlcmd -S x -U sa -P '{q}'",
+    "az login --service-principal -u http://app -p {v} --tenant t", "openssl rsa -in k.pem -passin pass:{v} -out plain.pem",
+    "openssl pkcs12 -export -in c.pem -out b.p12 -passout pass:{v}", "keytool -list -keystore t.jks -storepass {v}",
+    "keytool -importkeystore -srckeystore a.p12 -srcstorepass {v} -destkeystore b.jks",
+    'ldapsearch -x -D "cn=admin,dc=corp" -w {v} -b dc=corp', "ldapmodify -x -D cn=admin -w '{q}' -f c.ldif",
+    "curl -u admin:{v} https://api.internal/health", "curl --user 'admin:{q}' https://api.internal/metrics",
+    "PGPASSWORD={v} psql -h db.internal -U app", "export DB_PASS={v}", "SMTP_PASS={v}", "RABBITMQ_DEFAULT_PASS={v}",
+    "LDAP_BIND_PW={v}", "export MYSQL_PWD={v}", "REDIS_PASSWD={v}", "GPG_PASSPHRASE='{q}' ./release.sh",
+    "mongosh mongodb://db.internal:27017 -u app -p {v}",
+    "echo {v} | docker login -u bot --password-stdin registry.example.com",
+    "docker login ghcr.io -u bot --password-stdin <<< '{q}'",
+]
+
+
+def test_several_password_flags_in_one_command():
+    v, w = password(), password()
+    assert_gone(f"keytool -genkeypair -keystore k.jks -storepass {v} -keypass {w}", v, w)
+    assert_gone(f"openssl pkcs12 -in a.p12 -passin pass:{v} -passout pass:{w} -out b.p12", v, w)
+
+
+@pytest.mark.parametrize("form", COMMANDS)
+def test_passwords_in_commands_and_env_names(form):
+    for _ in range(5):
+        v, q = password(), password(symbols="!#%*+-.=?@^_~ ")
+        text = f"The user ran:\n`{form.format(v=v, q=q)}`\nand it failed."
+        secret = q if "{q}" in form else v
+        clean = assert_gone(text, secret)
+        assert "The user ran" in clean and "and it failed." in clean
+
+
+def test_command_flags_without_a_password_stay():
+    for text in ("mysql -u root -p orders", "mysql -P 3306 -h db.internal", "redis-cli -p 6379 PING",
+                 "openssl rsa -in k.pem -passin env:KEY_PASS", "keytool -list -storepass:env STOREPASS",
+                 "export DB_PASS=$DB_PASS", "SMTP_PASS=${SMTP_PASS}"):
+        assert scrub.scrub(text)[0] == text, scrub.scrub(text)
+
+
+# --- 2. keys in kubeconfig and other base64 wrappers ------------------------------------------------
+
+def pem_b64(kind: str) -> str:
+    body = "\n".join(rand(ALNUM + "+/", 64) for _ in range(5))
+    return base64.b64encode(f"-----BEGIN {kind}-----\n{body}\n-----END {kind}-----\n".encode()).decode()
+
+
+@pytest.mark.parametrize("kind", ["RSA PRIVATE KEY", "EC PRIVATE KEY", "PRIVATE KEY", "OPENSSH PRIVATE KEY"])
+def test_kubeconfig_client_key_goes_certificates_stay(kind):
+    key, cert, ca = pem_b64(kind), pem_b64("CERTIFICATE"), pem_b64("CERTIFICATE")
+    text = (f"clusters:\n- cluster:\n    certificate-authority-data: {ca}\n    server: https://k8s.internal:6443\n"
+            f"users:\n- name: admin\n  user:\n    client-certificate-data: {cert}\n    client-key-data: {key}\n")
+    assert_gone(text, key, keep=(ca, cert, "https://k8s.internal:6443"))
+    assert_gone(f"decode it with: echo {key} | base64 -d", key)
+    wrapped = "\n".join(key[i:i + 76] for i in range(0, len(key), 76))
+    assert_gone(f"tls.key: |\n{wrapped}\n", key[76:152], key[-40:])
+
+
+def test_data_named_fields_public_or_ciphertext_stay_secret_named_go():
+    blob = base64.b64encode(password().encode() * 3).decode()
+    iv = rand(ALNUM, 22)
+    sops = f"    encrypted_data: ENC[AES256_GCM,data:{rand(ALNUM, 44)},iv:{iv}=,type:str]"
+    assert scrub.scrub(sops)[0] == sops
+    assert_gone(f"  secret_data: {blob}0aZ", blob)
+    assert_gone(f'"token-data": "{blob}9Qx"', blob)
+
+
+# --- 3. cloud CLI forms ----------------------------------------------------------------------------
+
+def aws_pair() -> tuple[str, str]:
+    return "AKIA" + rand("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16), rand(ALNUM, 30) + "/" + rand(ALNUM + "+", 9)
+
+
+def test_aws_cli_and_key_pairs():
+    for _ in range(10):
+        akid, sk = aws_pair()
+        assert_gone(f"aws configure set aws_secret_access_key {sk}", sk)
+        assert_gone(f"aws configure set default.aws_session_token {sk}", sk)
+        assert_gone(f"User name,Password,Access key ID,Secret access key\nci,,{akid},{sk}", akid, sk)
+        assert_gone(f"Access key ID: {akid}\nSecret access key: {sk}", akid, sk)
+        assert_gone(f"the pair ({akid} / {sk}) is in the runner", akid, sk)
+
+
+def test_azure_and_gcloud():
+    acct = "st" + rand(string.ascii_lowercase, 8)
+    key = rand(ALNUM + "+/", 86) + "=="
+    pw = password()
+    assert_gone(f"DefaultEndpointsProtocol=https;AccountName={acct};AccountKey={key};EndpointSuffix=core.windows.net",
+                key, keep=(f"AccountName={acct};",))
+    assert_gone(f"Endpoint=sb://{acct}.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey={key}", key)
+    assert_gone(f"Server=tcp:{acct}.database.windows.net,1433;User ID=app;Password={pw};Encrypt=True;", pw,
+                keep=(f"{acct}.database.windows.net",))
+    assert_gone(f"az storage blob upload --account-name {acct} --account-key {key} -f a.tgz", key, keep=(acct,))
+    body = "\\n".join(rand(ALNUM + "+/", 64) for _ in range(4))
+    assert_gone('gcloud auth activate-service-account --key-file=<(echo \'{"type": "service_account", '
+                f'"private_key": "-----BEGIN PRIVATE KEY-----\\n{body}\\n-----END PRIVATE KEY-----\\n"}}\')',
+                body.split("\\n")[1], body.split("\\n")[3])
+
+
+# --- 4. secrets split across lines -------------------------------------------------------------------
+
+def test_split_values_leave_no_fragment():
+    for _ in range(20):
+        tok = "ghp_" + rand(ALNUM, 36)
+        oai = "sk-proj-" + rand(ALNUM + "-_", 74) + "T3BlbkFJ" + rand(ALNUM + "-_", 74)
+        pw = rand(ALNUM, 24)
+        cut = RNG.randint(10, len(oai) - 10)
+        head = "export it and retry: export API_TOKEN="
+        pad = rand(string.ascii_lowercase, 80 - len(head) - 12)
+        for text, secret in [
+            (f'client = OpenAI(api_key=("{oai[:cut]}"\n                        "{oai[cut:]}"))', oai),
+            (f'TOKEN = "{tok[:20]}" \\\n    "{tok[20:]}"', tok),
+            (f'h = {{"Authorization": "Bearer " + "{tok[:18]}"\n     + "{tok[18:]}"}}', tok),
+            (f"export GITHUB_TOKEN={tok[:22]}\\\n{tok[22:]}", tok),
+            (f"db:\n  password: >-\n    {pw[:12]}\n    {pw[12:]}\n  host: db.internal", pw),
+            (f"config:\n  api_secret: |\n    {pw}\n  region: eu-west-1", pw),
+            (f"{head}{pad} {tok[:11]}\n{tok[11:]}", tok),
+            (f"OPENAI_API_KEY={oai[:65]}\n{oai[65:]}", oai),
+            (f"note: >-\n  {tok[:19]}\n  {tok[19:]}\nnext: 1", tok),
+            (f'key = "{oai[:cut]}" f"{oai[cut:]}"', oai),
+        ]:
+            clean = assert_gone(text, secret)
+            assert "REDACTED" in clean
+
+
+def test_yaml_block_keeps_the_next_key():
+    pw = rand(ALNUM, 20)
+    clean = assert_gone(f"db:\n  password: |\n    {pw}\n  host: db.internal\n", pw)
+    assert "  host: db.internal" in clean
+
+
+def test_joined_pieces_of_ordinary_code_stay():
+    for text in ('msg = ("connection reset by peer, "\n       "retrying in 5 seconds")',
+                 'print("a" "b")', "echo one \\\n  two", "x" * 79 + "y\nzzz"):
+        assert scrub.scrub(text)[0] == text, scrub.scrub(text)
+
+
+# --- 5. credentials in the user's language -------------------------------------------------------------
+
+@pytest.mark.parametrize("lang,forms", generate.I18N)
+def test_credentials_in_twelve_languages(lang, forms):
+    for form in forms:
+        v = password()
+        assert_gone(f"{form.format(v=v)} (server db-1.internal)", v, keep=("db-1.internal",))
+
+
+def test_i18n_words_without_a_credential_stay():
+    for text in ("Das Passwort ist abgelaufen, bitte zurücksetzen.", "la contraseña es demasiado corta",
+                 "密码错误，请重试。", "パスワードを忘れました", "비밀번호를 잊어버렸습니다", "пароль не подходит",
+                 "Le mot de passe est dans le coffre", "sha512-mdpXk2 appears in a base64 blob: aGVsbG8gbWRwMTIz"):
+        assert scrub.scrub(text)[0] == text, scrub.scrub(text)
+
+
+# --- 6. vendor tokens with no key name, in bare prose --------------------------------------------------
+
+def test_every_vendor_prefix_in_bare_prose():
+    g = generate.Gen(2026)
+    for name, make in generate.vendor_tokens(g):
+        for frame in generate.PROSE_FRAMES:
+            for _ in range(3):
+                t = make()
+                assert_gone(frame.format(t=t), t), name
+
+
+# --- 7. personal data ------------------------------------------------------------------------------------
+
+def docker_config(registry: str, auth: str) -> str:
+    return json.dumps({"auths": {registry: {"auth": auth}}})
+
+
+def test_docker_config_credentials():
+    pw = password()
+    auth = base64.b64encode(f"ci-bot:{pw}".encode()).decode()
+    assert_gone(docker_config("registry.example.com", auth), auth, keep=("registry.example.com",))
+    blob = base64.b64encode(docker_config("r.example.com", auth).encode()).decode()
+    assert_gone(f"  .dockerconfigjson: {blob}", blob)
+
+
+def test_phone_numbers():
+    g = generate.Gen(7)
+    for p in ("1-800-555-0199", "+44 (0)20 7946 0958", "415.555.0132"):
+        assert_gone(f"support line {p}", p)
+    for p in ("020 7946 0958", "06 12 34 56 78", "0151 2345678", "4155550132"):
+        assert_gone(f"ring me on {p} tomorrow", p)
+    for _ in range(200):
+        p = generate.phone(g)
+        assert_gone(f"call me at {p} if it breaks", p)
+    for text in ("version 1.2.3.4", "2026-11-30 10:12:01", "took 1234567890 ns", "port 8080-8090",
+                 "at 10.0.0.12:5432", "release 2024.11.30", "+1.5 points", "order 0123 4567 89"):
+        assert "phone-number" not in {f.rule for f in scrub.find(text)}, scrub.find(text)
+
+
+def test_payment_cards_luhn_valid_only():
+    g = generate.Gen(8)
+    for _ in range(200):
+        c = generate.card(g)
+        assert_gone(f"the card {c} was declined", c)
+    valid = generate.luhn_complete("4", 16, g)
+    invalid = valid[:-1] + str((int(valid[-1]) + 1) % 10)
+    assert scrub.scrub(f"card {invalid} declined")[0] == f"card {invalid} declined"
+    assert scrub.scrub("ids 1234567812345678 4111111111111112")[1] == []
+
+
+def test_ibans_checksum_valid_only():
+    g = generate.Gen(9)
+    for _ in range(200):
+        iban = generate.iban(g)
+        spaced = " ".join(iban[i:i + 4] for i in range(0, len(iban), 4))
+        assert_gone(f"refund to {iban} failed", iban)
+        assert_gone(f"IBAN {spaced}, please check", spaced)
+        bad = iban[:2] + f"{(int(iban[2:4]) + 1) % 100:02d}" + iban[4:]
+        assert scrub.scrub(f"refund to {bad} failed")[0] == f"refund to {bad} failed"
+
+
+def test_ssn_only_labelled_and_possible():
+    g = generate.Gen(10)
+    for _ in range(100):
+        s = generate.ssn(g)
+        assert_gone(f"SSN: {s}", s)
+        assert_gone(f"the applicant's social security number is {s}", s)
+    assert scrub.scrub("ticket 123-45-6789 closed")[0] == "ticket 123-45-6789 closed"
+    assert scrub.scrub("SSN: 666-12-3456")[0] == "SSN: 666-12-3456"
+
+
+def test_home_directory_names_with_spaces():
+    for name in ("John Smith", "Maria van Dijk", "Anna Müller"):
+        clean = assert_gone(f"at C:\\Users\\{name}\\AppData\\Local\\Temp\\build.log line 3", name,
+                            keep=("AppData\\Local\\Temp\\build.log",))
+        assert name.split()[-1] not in clean
+        assert_gone(f"open /Users/{name}/Projects/app/main.ts", name, keep=("/Projects/app/main.ts",))
+    assert scrub.scrub("see /home/alice is where src/main.py lives")[0] == "see /home/[REDACTED:home-username] is where src/main.py lives"
+
+
+# --- what must be left alone -------------------------------------------------------------------------------
+
+def test_url_credentials_keep_scheme_user_host_and_path():
+    for _ in range(20):
+        pw = password(symbols="-_.~")
+        for url, keep in [(f"postgres://app:{pw}@db.internal.example.com:5432/orders", "db.internal.example.com:5432/orders"),
+                          (f"redis://default:{pw}@cache.example.net:6379/0", "cache.example.net:6379/0"),
+                          (f"https://x-access-token:{pw}@github.com/acme/api.git", "github.com/acme/api.git")]:
+            clean = assert_gone(f"DATABASE_URL={url}", pw, keep=(keep,))
+            assert url.split("://")[0] + "://" in clean and url.split("//")[1].split(":")[0] + ":" in clean
+
+
+@pytest.mark.parametrize("text", [
+    "git remote add origin git@github.com:acme/api.git", "git clone https://github.com/acme/api.git",
+    "ssh deploy@build-7.example.com 'uptime'", "scp dist.tgz root@files.example.org:/srv/",
+    '[assembly: AssemblyVersion("2.1.0.3")]', '<AssemblyFileVersion>4.0.30319.1</AssemblyFileVersion>',
+    "upgraded to version 1.2.3.4 today", '"version": "10.4.2.1"',
+    "traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+    "commit 9a038989604e8da62ecddbe2094b16ce1b778be1 broke it", "request 832d2129-a846-4e27-99f4-7004b6ad53ef",
+    "image app@sha256:4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945",
+    "export OPENAI_API_KEY=YOUR_API_KEY", "Authorization: Bearer <token>", "password: xxxxxxxx",
+    "Authorization: Bearer\nConnectionRetriedWithBackoffAfterFailure in client.py",
+])
+def test_left_alone(text):
+    assert scrub.scrub(text)[0] == text, scrub.scrub(text)
+
+
+def test_bearer_never_reaches_across_a_line_break():
+    tok = rand(ALNUM, 30)
+    clean = scrub.scrub(f"token type: Bearer\n{tok} is the next word")[0]
+    assert tok in clean
+
+
+# --- every new rule can be turned off -----------------------------------------------------------------------
+
+def sample(rule: str) -> str:
+    v = password(symbols="")
+    g = generate.Gen(RNG.randrange(1 << 30))
+    return {
+        "cli-password": f"mysql -u root -p{v} db", "htpasswd-password": f"htpasswd -nb admin {v}",
+        "aws-cli-secret": f"aws configure set aws_secret_access_key {rand(ALNUM, 40)}",
+        "aws-secret-near-key-id": "AKIA{} / {}".format(*[rand("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16), rand(ALNUM, 40)]),
+        "private-key-base64": f"blob {pem_b64('PRIVATE KEY')}", "kubeadm-token": f"--token {rand('abcdef0123456789', 6)}.{rand('abcdefghij0123456789', 16)}",
+        "yaml-block-secret": f"password: |\n  {v}\n", "credential-i18n": f"Das Passwort ist {v}",
+        "openrouter-key": "sk-or-v1-" + rand("0123456789abcdef", 64), "stripe-webhook-secret": "whsec_" + rand(ALNUM, 32),
+        "langsmith-key": "lsv2_pt_" + rand("0123456789abcdef", 32) + "_" + rand("0123456789abcdef", 10),
+        "supabase-key": "sbp_" + rand("0123456789abcdef", 40), "llm-provider-key-2": "tvly-" + rand(ALNUM, 32),
+        "dev-platform-token": "figd_" + rand(ALNUM, 40), "stdin-password": f"echo {v} | docker login -u bot --password-stdin",
+        "payment-provider-token": f"access-production-{generate.Gen(1).uuid()}", "dropbox-token": "sl." + rand(ALNUM, 140), "phone-number": "call +1 415 555 0132 now",
+        "phone-number-labelled": "Telefon: 030 " + rand("0123456789", 8),
+        "docker-config-auth": docker_config("ghcr.io", base64.b64encode(f"bot:{v}".encode()).decode()),
+        "payment-card": f"card {generate.card(g)} ok", "iban": f"IBAN {generate.iban(g)} ok", "us-ssn": f"SSN: {generate.ssn(g)}",
+    }[rule]
+
+
+NEW_RULES = ["cli-password", "stdin-password", "htpasswd-password", "aws-cli-secret", "aws-secret-near-key-id", "private-key-base64",
+             "kubeadm-token", "yaml-block-secret", "credential-i18n", "openrouter-key", "stripe-webhook-secret", "langsmith-key",
+             "supabase-key", "llm-provider-key-2", "dev-platform-token", "payment-provider-token", "dropbox-token", "phone-number", "phone-number-labelled",
+             "docker-config-auth", "payment-card", "iban", "us-ssn"]
+
+
+@pytest.mark.parametrize("name", NEW_RULES)
+def test_each_new_rule_fires_and_can_be_turned_off(name):
+    assert name in BY_NAME
+    text = sample(name)
+    assert name in {f.rule for f in scrub.find(text)}, (name, scrub.find(text))
+    assert name not in {f.rule for f in scrub.find(text, (name,))}
+
+
+def test_every_rule_is_documented_with_a_description():
+    assert all(r.description and r.name for r in RULES)
+
+
+# --- positions on non-ASCII text, one pass over a record ------------------------------------------------------
+
+def test_positions_exact_after_non_ascii_and_astral_characters():
+    tok = "ghp_" + rand(ALNUM, 36)
+    v = password(symbols="")
+    text = f"接続に失敗 🎉🎉 — Ünïcödé {tok} 密码是{v}。 ✅ bob@example.com"
+    clean, findings = scrub.scrub(text)
+    assert clean == "接続に失敗 🎉🎉 — Ünïcödé [REDACTED:github-token] 密码是[REDACTED:credential-i18n]。 ✅ [REDACTED:email]"
+    for f in findings:
+        assert text[f.start:f.end] in (tok, v, "bob@example.com")
+
+
+def test_scrub_many_equals_one_field_at_a_time():
+    rows = generate.rows(31, 120)
+    for i in range(0, len(rows), 6):
+        texts = [r.text for r in rows[i:i + 6]] + ["Bash", "", "claude-x"]
+        many = scrub.scrub_many(texts)
+        for t, (clean, n) in zip(texts, many, strict=True):
+            one, found = scrub.scrub(t)
+            assert (clean, n) == (one, len(found))
+
+
+def test_make_safe_counts_redactions_across_fields():
+    tok = "ghp_" + rand(ALNUM, 36)
+    rec = {"v": 1, "record_id": "ab" * 16, "kind": "search", "ts": "2026-01-01T00:00:00Z", "harness": "claude-code",
+           "session_id": "s", "turn_id": "t", "call_id": "c", "window": 0, "seq": 1, "history": f"using {tok}",
+           "query": f"why does {tok} fail", "host_meta": {"model": f"m {tok}"}, "tool": tok, "status": "ok"}
+    safe = record.make_safe(rec, b"k" * 32)
+    assert tok not in str(safe) and safe["host_meta"]["redactions"] == 3
+
+
+# --- the labelled set meets the targets on a seed the bench does not use -------------------------------------------
+
+def test_labelled_agent_text_meets_the_targets():
+    res = scrub_eval.evaluate_agent_text(generate.rows(4242, 700))
+    secrets, n_secrets, pii, n_pii, fragments, _rows, kept, n_decoys = res["total"]
+    assert secrets / n_secrets >= 0.98, res["misses"][:5]
+    assert pii / n_pii >= 0.96, res["misses"][:5]
+    assert fragments == 0, [m for m in res["misses"] if m[1] == "fragment"][:5]
+    assert kept / n_decoys >= 0.97, res["lost"][:5]
+
+
+@pytest.mark.parametrize("text", [
+    "mysql " + " -p" * 300000, "htpasswd -b " + "x " * 400000, "LS0tLS1CRUdJTi" * 70000, '"a" "' * 200000,
+    ("x" * 79 + "y\n") * 12000, "password: |\n" + "".join(" " * i + "password: |\n" for i in range(1, 1400)),
+    "Passwort " * 110000, "+1 " * 300000, "4111 " * 200000, "DE89 " * 200000, "AKIA" + "A" * 16 + " x" * 400000,
+])
+def test_new_rules_stay_linear_on_hostile_text(text):
+    clean, _ = scrub.scrub(text)
+    assert isinstance(clean, str)
