@@ -123,9 +123,14 @@ def test_orphaned_child_thread_index_entries_go(home):
             json.dump({"root": root}, f)
     with open(os.path.join(home, "sessions", lineage.file_name("codex", "live-root") + ".json"), "w") as f:
         json.dump({"v": 1}, f)
-    age(home, 40, "codex-thread/k-gone", "codex-thread/k-live")
-    assert housekeeping.retention(home, 30, time.time())["index"] == 1
+    os.makedirs(os.path.join(home, "sessions", "hermes-child"), mode=0o700)
+    for key, parent in (("h-gone", "never-existed"), ("h-live", "live-root")):
+        with open(os.path.join(home, "sessions", "hermes-child", key), "w") as f:
+            json.dump({"parent": parent, "call": None, "turn": None}, f)
+    age(home, 40, "codex-thread/k-gone", "codex-thread/k-live", "hermes-child/h-gone", "hermes-child/h-live")
+    assert housekeeping.retention(home, 30, time.time())["index"] == 2
     assert os.listdir(os.path.join(home, "sessions", "codex-thread")) == ["k-live"]
+    assert os.listdir(os.path.join(home, "sessions", "hermes-child")) == ["h-live"]
 
 
 COUNT_OPENS = """

@@ -205,7 +205,7 @@ def _read_index(kfd: int, key: str) -> dict[str, Any] | None:
 
 def _prune_index(dfd: int, cutoff: float) -> int:
     """Index entries older than the cutoff whose lineage file is gone (pid, cwd, and the
-    harnesses' child-thread maps, which name their root session)."""
+    harnesses' child-thread maps, which name their root or parent session)."""
     from jevlin_hooks.capture import harness as harnesses
 
     n = 0
@@ -228,10 +228,11 @@ def _prune_index(dfd: int, cutoff: float) -> int:
                 value = _read_index(kfd, e.name)
                 if value is None:
                     continue
+                root = value.get("root") or value.get("parent")  # a child thread's root or parent session
                 if isinstance(value.get("lineage"), str):
                     targets = [value["lineage"]]
-                elif isinstance(value.get("root"), str):
-                    targets = [lineage.file_name(h, value["root"]) for h in harnesses.HARNESSES]
+                elif isinstance(root, str):
+                    targets = [lineage.file_name(h, root) for h in harnesses.HARNESSES]
                 else:
                     continue
                 if any(_exists(dfd, t + ".json") for t in targets):
