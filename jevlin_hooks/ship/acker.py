@@ -41,10 +41,12 @@ class Acker:
             if not self.thread.is_alive():
                 return
 
-    def close(self) -> None:
+    def close(self, timeout: float = 30.0) -> None:
+        """Finish what was handed over; on a disk that hangs, give up after ``timeout`` (what is
+        left in cur/ is reclaimed and sent again after the next start)."""
         if self.thread.is_alive():
             self.jobs.put(None)
-            self.thread.join()
+            self.thread.join(timeout)
 
     def _run(self) -> None:
         dfd: int | None = None
