@@ -40,8 +40,12 @@ def summary(response: Any) -> dict[str, Any] | None:
     _texts(response, out)
     if not out:
         return None
-    lines = [line for text in out for line in text.splitlines() if line.strip()]
-    preview = "\n".join(lines)
+    # Counted on the whole output (str.count runs in C); split only a head of it, so a huge
+    # output costs the hook no more than a small one.
+    count = sum(text.count("\n") + 1 - text.count("\n\n") for text in out)
+    head = [line for text in out for line in text[: 2 * PREVIEW_LIMIT].splitlines() if line.strip()]
+    preview = "\n".join(head)
     if len(preview) > PREVIEW_LIMIT:
-        preview = preview[:PREVIEW_LIMIT].rsplit("\n", 1)[0] if "\n" in preview[:PREVIEW_LIMIT] else preview[:PREVIEW_LIMIT]
-    return {"lines": len(lines), "preview": preview}
+        cut = preview[:PREVIEW_LIMIT]
+        preview = cut.rsplit("\n", 1)[0] if "\n" in cut else cut
+    return {"lines": max(count, len(head)), "preview": preview}
