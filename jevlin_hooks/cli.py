@@ -21,6 +21,10 @@ def main(argv: list[str] | None = None) -> int:
         from jevlin_hooks.capture import context
 
         return context.main()
+    if args == ["status"]:  # without argparse and the installer table: status must stay quick
+        from jevlin_hooks.views import status_screen
+
+        return status_screen.main()
     try:
         code = _main(args)
         sys.stdout.flush()

@@ -83,7 +83,7 @@ def main() -> int:
     import textwrap
 
     print()
-    print(textwrap.fill(f"{len(sessions)} sessions ran (`status` says {known} known). A thread is made of search "
+    print(textwrap.fill(f"{len(sessions)} sessions ran (`status` says {known} kept). A thread is made of search "
                         f"records, so `threads` lists the {len(shown)} that searched; the other {len(quiet)} "
                         f"searched nothing:", 80))
     for h, prompt in quiet:

@@ -173,6 +173,7 @@ def open_lock(dir_fd: int, name: str) -> int:
 
 
 DAEMON_LOCK = "daemon.lock"
+DAEMON_PID = "daemon.pid"
 
 
 def try_daemon_lock(home: str) -> int | None:

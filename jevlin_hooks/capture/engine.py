@@ -54,6 +54,12 @@ SCHEMA = 1
 HISTORY_LIMIT = 32 * 1024
 CLOSED_KEEP = 256
 TURNS_KEEP = 64
+# Finished subagents kept whole (a late or duplicated event of a recent one still finds it);
+# older ones leave ``agents`` and only their id stays, in ``agents_gone`` (CLOSED_KEEP ids), so
+# an orchestrator's thousands of subagents cost what 32 do. AGENTS_MAX bounds the running ones
+# too (a SubagentStop that never came): past it the oldest without an open call go the same way.
+AGENTS_ENDED_KEEP = 32
+AGENTS_MAX = 256
 ZERO_TOKENS = {"input": 0, "output": 0, "cache_read": 0, "cache_creation": 0}
 
 
@@ -398,6 +404,7 @@ def _on_subagent_stop(state: State, ev: Event, cfg: Config, history_for: History
         return
     records += _close_pending(state, _pending_of(state, ev["agent_id"]), "interrupted", ev["now"], history_for)
     agent["status"] = "ended"
+    _prune_agents(state)
 
 
 _STOP_OUTCOME = {"stop": "completed", "stop_failure": "error", "interrupt": "interrupted"}
@@ -459,6 +466,9 @@ def _agent(state: State, ev: Event, create: bool = True) -> Agent | None:
     if not aid:
         return None
     agents = state["agents"]
+    if aid not in agents and aid in state.get("agents_gone", ()):
+        # pruned long ago: a late event of it changes nothing kept (a copy, never stored)
+        return {"status": "ended", "seq": 0, "window": 0, "turn_id": ev.get("turn_id"), "pruned": True}
     if aid not in agents and create:
         agents[aid] = {
             "agent_type": ev.get("agent_type"),
@@ -472,6 +482,32 @@ def _agent(state: State, ev: Event, create: bool = True) -> Agent | None:
         }
     agent: Agent | None = agents.get(aid)
     return agent
+
+
+def _prune_agents(state: State) -> None:
+    """Bound ``agents``: finished ones past the newest AGENTS_ENDED_KEEP, then any past
+    AGENTS_MAX without an open call, leave it. What a later event can still need stays: the id
+    (a late duplicate is recognised) and the searches counted toward a root turn still open."""
+    agents = state["agents"]
+    ended = [aid for aid, a in agents.items() if a["status"] in ("ended", "abandoned")]
+    drop = ended[: max(0, len(ended) - AGENTS_ENDED_KEEP)]
+    if len(agents) - len(drop) > AGENTS_MAX:
+        busy = {p.get("agent_id") for p in state["pending"].values()}
+        extra = [aid for aid in agents if aid not in busy and aid not in drop]
+        drop += extra[: len(agents) - len(drop) - AGENTS_MAX]
+    if not drop:
+        return
+    open_turn = turn["id"] if (turn := state["turn"]) else None
+    folded = state.setdefault("agent_searches", {})
+    gone = state.setdefault("agents_gone", [])
+    for aid in drop:
+        a = agents.pop(aid)
+        for tid, n in (a.get("searches_by_turn") or {}).items():
+            if tid == open_turn or tid not in state["closed_turns"]:
+                folded[tid] = folded.get(tid, 0) + n
+        _push(gone, aid, CLOSED_KEEP)
+    while len(folded) > TURNS_KEEP:  # counts for turns that will never close as root turns
+        del folded[next(iter(folded))]
 
 
 def _open_turn(state: State, ev: Event, turn_id: str | None, prompt: str | None) -> Turn:
@@ -615,7 +651,7 @@ def _close_turn(state: State, ev: Event, cfg: Config, outcome: str, history_for:
         final = summary.get("last_text")
     if final is None and turn.get("texts"):
         final = turn["texts"][-1]
-    searches = turn["searches"] + sum(
+    searches = turn["searches"] + state.get("agent_searches", {}).pop(turn["id"], 0) + sum(
         a.get("searches_by_turn", {}).get(turn["id"], 0) for a in state["agents"].values()
     )
     _push(state["turns"], {
@@ -645,6 +681,7 @@ def _end_session(
     for a in state["agents"].values():
         if a["status"] not in ("ended", "abandoned"):
             a["status"] = status
+    _prune_agents(state)
     state["status"] = status
     state["updated"] = ev["now"]
     return records

@@ -141,6 +141,7 @@ class Agent(TypedDict, total=False):
     parent_call: str | None
     parent_turn: str | None
     searches_by_turn: dict[str, int]
+    pruned: bool  # a stand-in for an agent pruned long ago (never stored)
 
 
 class State(TypedDict, total=False):
@@ -168,6 +169,8 @@ class State(TypedDict, total=False):
     closed_calls: Required[list[str]]
     closed_call_keys: list[str]
     agents: Required[dict[str, Agent]]
+    agents_gone: list[str]  # ids of agents pruned from ``agents`` (a late event is recognised)
+    agent_searches: dict[str, int]  # pruned agents' searches, by the root turn they count toward
     last_agent_call: str | None
     parent_session_id: str | None  # a child agent process names its parent at its start (Pi)
     parent_call: str | None  # a Hermes subagent's spawning call and the parent's turn

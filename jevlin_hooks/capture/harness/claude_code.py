@@ -135,15 +135,15 @@ def _history(ev: Event, wait: float) -> str | None:
     if not path or not call:
         return None
     deadline = time.monotonic() + wait
-    info: dict[str, Any] = {}
+    poll = transcript.HistoryPoll(path, call)  # after the first look, each poll reads only what was appended
     while True:
         try:
-            found = transcript.history(path, call, info=info)
+            found = poll.poll()
         except OSError:
             found = None
         if found is not None or time.monotonic() >= deadline:
-            if info.get("model") and not ev.get("model"):
-                ev["model"] = info["model"]  # the model that made this call, for host_meta
+            if poll.info.get("model") and not ev.get("model"):
+                ev["model"] = poll.info["model"]  # the model that made this call, for host_meta
             return found
         time.sleep(POLL)
 
