@@ -11,6 +11,7 @@ import sys
 
 TYPE_CHECKING = False  # typing imports re: `context` cannot afford it
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
 
 
@@ -20,6 +21,10 @@ def main(argv: list[str] | None = None) -> int:
         from jevlin_hooks.capture import context
 
         return context.main()
+    if args == ["status"]:  # without argparse and the installer table: status must stay quick
+        from jevlin_hooks.views import status_screen
+
+        return status_screen.main()
     try:
         code = _main(args)
         sys.stdout.flush()
@@ -228,7 +233,7 @@ def _turn_end_hint() -> str:
     return f"turn ends are off, so prompts and conclusions are not shown: set [miner] turn_end = true in {path}"
 
 
-def _daemon(ns: object) -> int:
+def _daemon(ns: argparse.Namespace) -> int:
     from jevlin_hooks.base import paths
     from jevlin_hooks.ship import control
 
@@ -253,7 +258,7 @@ def _daemon(ns: object) -> int:
     return 0 if ok else 1
 
 
-def _spool(ns: object) -> int:
+def _spool(ns: argparse.Namespace) -> int:
     import shutil
 
     from jevlin_hooks.base import paths, spool
@@ -306,7 +311,7 @@ def _quarantine(ns: Any) -> int:
     return 1 if unknown else 0
 
 
-def _scrub(ns: object) -> int:
+def _scrub(ns: argparse.Namespace) -> int:
     from jevlin_hooks.base import config, paths
     from jevlin_hooks.privacy import scrub
     from jevlin_hooks.privacy.rules import RULES
@@ -335,7 +340,7 @@ def _scrub(ns: object) -> int:
     return 0
 
 
-def _key(ns: object) -> int:
+def _key(ns: argparse.Namespace) -> int:
     from jevlin_hooks.base import paths
     from jevlin_hooks.privacy import ids
 
@@ -358,7 +363,7 @@ def _key(ns: object) -> int:
     return 0
 
 
-def _preview(ns: object) -> int:
+def _preview(ns: argparse.Namespace) -> int:
     import json
 
     from jevlin_hooks.base import config, paths, spool

@@ -83,10 +83,10 @@ def show(home: str) -> int:
     in_file = _user_keys(path) if os.path.exists(path) else set()
     env_set = {key: var for var, key in ENV_KEYS.items() if os.environ.get(var)}
     if cfg["ship"]["sink"] == "otlp":
-        for key, names in OTEL_KEYS.items():
+        for otel_key, names in OTEL_KEYS.items():
             var = next((n for n in names if os.environ.get(n, "").strip()), None)
-            if var and not cfg["ship"].get(key[1]):
-                env_set[key] = var
+            if var and not cfg["ship"].get(otel_key[1]):
+                env_set[otel_key] = var
     for key, value in _flatten(cfg):
         name = ".".join(key) if len(key) == 1 else f"{key[0]}.{key[1]}"
         if key in env_set and (key == ("trace",) or key not in in_file):

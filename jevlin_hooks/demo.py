@@ -78,12 +78,12 @@ def main() -> int:
     print("\n$ jevlin-hooks threads")
     print(trajectory.render_rows(trajectory.rows(threads)))
     key = ids.load_key(home, create=False)
-    shown = {t.id for t in trajectory.roots(threads)}
-    quiet = [(h, prompt) for (h, sid), prompt in sessions.items() if ids.hash_id(sid, key) not in shown]
+    shown: set[str | None] = {t.id for t in trajectory.roots(threads)}
+    quiet = [(h, prompt) for (h, sid), prompt in sessions.items() if key is None or ids.hash_id(sid, key) not in shown]
     import textwrap
 
     print()
-    print(textwrap.fill(f"{len(sessions)} sessions ran (`status` says {known} known). A thread is made of search "
+    print(textwrap.fill(f"{len(sessions)} sessions ran (`status` says {known} kept). A thread is made of search "
                         f"records, so `threads` lists the {len(shown)} that searched; the other {len(quiet)} "
                         f"searched nothing:", 80))
     for h, prompt in quiet:

@@ -87,7 +87,8 @@ def hook_command(harness: str) -> dict[str, Any]:
 def is_ours(hook: Any) -> bool:
     if not isinstance(hook, dict):
         return False
-    args = hook.get("args") if isinstance(hook.get("args"), list) else []
+    args = hook.get("args")
+    args = args if isinstance(args, list) else []
     text = str(hook.get("command", "")) + " " + " ".join(str(a) for a in args)
     return MARK in text and "entry.py" in text
 
@@ -260,7 +261,7 @@ def plan_codex_notify(path: str, remove: bool = False, chain: bool = False) -> C
     current = data.get("notify")
     ours = isinstance(current, list) and any(MARK in str(a) for a in current)
     theirs: list[str] = []
-    if ours and "--then" in current:
+    if ours and isinstance(current, list) and "--then" in current:
         theirs = [str(a) for a in current[current.index("--then") + 1:]]
     elif current and not ours:
         if not isinstance(current, list) or not all(isinstance(a, str) for a in current):

@@ -70,24 +70,65 @@ def rewrite(payload: dict[str, Any], mapping: dict[str, str]) -> dict[str, Any]:
     return out
 
 
-def run_hook(
-    home: str, payload: dict[str, Any] | bytes, harness: str = "claude-code",
-    env: dict[str, str] | None = None, timeout: float = 30,
-) -> subprocess.CompletedProcess[bytes]:
-    """One hook process, as the harness runs it. Codex's `notify` gets its JSON as the last
-    argument (and nothing on stdin), everything else on stdin."""
+def _hook_call(
+    home: str, payload: dict[str, Any] | bytes, harness: str, env: dict[str, str] | None,
+) -> tuple[list[str], bytes, dict[str, str]]:
+    """The hook's argv (after the entry script), stdin and environment, as the harness gives them.
+    Codex's `notify` gets its JSON as the last argument (and nothing on stdin), everything else
+    on stdin."""
     data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
     full_env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "CODEX_"))}
     full_env["JEVLIN_HOME"] = home
     full_env.update(env or {})
-    argv = [sys.executable, "-I", "-S", ENTRY, harness]
     if harness == "codex" and isinstance(payload, dict) and payload.get("type") == "agent-turn-complete":
-        argv = [sys.executable, "-I", "-S", ENTRY, "codex-notify", data.decode()]
-        data = b""
+        return ["codex-notify", data.decode()], b"", full_env
+    return [harness], data, full_env
+
+
+def run_hook(
+    home: str, payload: dict[str, Any] | bytes, harness: str = "claude-code",
+    env: dict[str, str] | None = None, timeout: float = 30, python_flags: tuple[str, ...] = (),
+) -> subprocess.CompletedProcess[bytes]:
+    """One hook process, as the harness runs it (``python_flags``: more interpreter options,
+    such as ``-X importtime``)."""
+    args, data, full_env = _hook_call(home, payload, harness, env)
+    argv = [sys.executable, *python_flags, "-I", "-S", ENTRY, *args]
     return subprocess.run(argv, input=data, capture_output=True, env=full_env, timeout=timeout, check=False)
 
 
-def replay(home: str, scenario: str, transcripts_root: str, harness: str = "claude-code") -> list[subprocess.CompletedProcess[bytes]]:
+def run_hook_inprocess(
+    home: str, payload: dict[str, Any] | bytes, harness: str = "claude-code",
+    env: dict[str, str] | None = None, timeout: float = 30,
+) -> subprocess.CompletedProcess[bytes]:
+    """The same hook, run by the same entry function (``hook.run``) inside this process: the
+    environment and umask the process would have, restored afterwards. Much faster than a
+    process; what only a process shows (stdin, exit codes, the -I -S import set, signals, a
+    daemon start) stays with ``run_hook``, and so does any call that may start a daemon."""
+    args, data, full_env = _hook_call(home, payload, harness, env)
+    if full_env.get("JEVLIN_DAEMON_AUTOSTART", "1") not in ("0", "off", "false"):
+        return run_hook(home, payload, harness, env, timeout)  # a daemon start forks: a process's job
+    # a hook process's parent is this process (the agent, as far as the hook can tell)
+    full_env.setdefault("CLAUDE_PID", str(os.getpid()))
+    from jevlin_hooks.capture import hook
+
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(full_env)
+    mask = os.umask(0o077)
+    try:
+        out = hook.run(args[0], args[1:], lambda: data)
+    finally:
+        os.umask(mask)
+        os.environ.clear()
+        os.environ.update(saved)
+    stdout = b"".join(line.encode() + b"\n" for line in out)
+    return subprocess.CompletedProcess([ENTRY, *args], 0, stdout, b"")
+
+
+def replay(
+    home: str, scenario: str, transcripts_root: str, harness: str = "claude-code", inprocess: bool = False,
+) -> list[subprocess.CompletedProcess[bytes]]:
     os.makedirs(transcripts_root, exist_ok=True)
     mapping = lay_transcripts(scenario, transcripts_root, harness)
-    return [run_hook(home, rewrite(p, mapping), harness) for _, p in scenario_events(scenario, harness)]
+    runner = run_hook_inprocess if inprocess else run_hook
+    return [runner(home, rewrite(p, mapping), harness) for _, p in scenario_events(scenario, harness)]

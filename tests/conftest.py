@@ -73,11 +73,30 @@ def queued(home: str, kind: str | None = None) -> list[dict[str, Any]]:
     return [r for r in spool.read_all(home) if kind is None or r["kind"] == kind]
 
 
+# Scenarios run in-process through the hook's own entry function (replay.run_hook_inprocess):
+# the same code and records as a process (test_inprocess.py checks that), several times faster.
+# What only a process shows (stdin, exit codes, imports under -I -S, concurrency, signals) uses
+# run_process. JEVLIN_TEST_SUBPROCESS=1 runs everything as processes, to compare.
+INPROCESS = os.environ.get("JEVLIN_TEST_SUBPROCESS", "") in ("", "0")
+run_hook = replay.run_hook_inprocess if INPROCESS else replay.run_hook
+
+
 def run(home: str, payload: Any, harness: str = "claude-code", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    p = run_hook(home, payload, harness, env={"CLAUDE_PID": str(FAKE_AGENT.pid), **(env or {})})
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == b"", p.stdout
+    return p
+
+
+def run_process(home: str, payload: Any, harness: str = "claude-code", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
     p = replay.run_hook(home, payload, harness, env={"CLAUDE_PID": str(FAKE_AGENT.pid), **(env or {})})
     assert p.returncode == 0, p.stderr
     assert p.stdout == b"", p.stdout
     return p
+
+
+def replay_scenario(home: str, scenario: str, root: str, harness: str = "claude-code") -> list[subprocess.CompletedProcess[bytes]]:
+    return replay.replay(home, scenario, root, harness, inprocess=INPROCESS)
 
 
 def hook_errors(home: str) -> str:

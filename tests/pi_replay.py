@@ -92,10 +92,13 @@ def as_sent(caps: list[dict[str, Any]], sessions: str | None = None) -> list[dic
     return out
 
 
-def stream(home: str, lines: list[dict[str, Any]], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-    """One resident process, as the extension runs it, fed every line and then end of input."""
+def stream(
+    home: str, lines: list[dict[str, Any]], env: dict[str, str] | None = None, python_flags: tuple[str, ...] = (),
+) -> subprocess.CompletedProcess[bytes]:
+    """One resident process, as the extension runs it, fed every line and then end of input
+    (``python_flags``: more interpreter options, such as ``-X importtime``)."""
     data = b"".join(json.dumps(x).encode() + b"\n" for x in lines)
     full_env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "CODEX_", "JEVLIN_PI"))}
     full_env.update(JEVLIN_HOME=home, **(env or {}))
-    return subprocess.run([sys.executable, "-I", "-S", replay.ENTRY, "pi", "--stream"], input=data,
+    return subprocess.run([sys.executable, *python_flags, "-I", "-S", replay.ENTRY, "pi", "--stream"], input=data,
                           capture_output=True, env=full_env, timeout=60, check=False)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import queued, state_of
+from conftest import queued, run_hook, state_of
 
 from jevlin_hooks import replay
 
@@ -27,7 +27,7 @@ def ev(name: str, gen: str | None = GEN1, conv: str = CONV, **kw) -> dict:
 
 
 def send(home: str, payload: dict, harness: str = "cursor") -> bytes:
-    p = replay.run_hook(home, payload, harness)
+    p = run_hook(home, payload, harness)
     assert p.returncode == 0, p.stderr
     return p.stdout
 

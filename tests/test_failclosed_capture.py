@@ -162,7 +162,9 @@ def test_truncated_lineage_is_set_aside_and_the_session_goes_on(probe_home, brok
     path = os.path.join(probe_home, "sessions", f"claude-code.{sid}.json")
     with open(path, "wb") as f:
         f.write(broken)  # a disk that filled mid-write, a crash of an older version
-    assert "threads   0 known" in status(probe_home)  # status does not crash on it
+    # status does not crash on it (it lists the file, cannot read it, and shows no row for it)
+    shown = status(probe_home)
+    assert "threads   1 kept" in shown and "  claude-code" not in shown
     for payload in evs[3:]:
         run(probe_home, payload)
     aside = [n for n in os.listdir(os.path.join(probe_home, "sessions")) if ".broken-" in n]

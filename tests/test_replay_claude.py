@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 
-from conftest import hook_errors, queued, run, state_of
+from conftest import hook_errors, queued, replay_scenario, run, state_of
 
 from jevlin_hooks import replay
 
@@ -23,7 +24,7 @@ HTTPX_ANSWER = ("Our convention: retries=3 on the transport for connect errors, 
 
 
 def replay_ok(home: str, scenario: str, tmp_path) -> None:
-    for p in replay.replay(home, scenario, str(tmp_path / "transcripts")):
+    for p in replay_scenario(home, scenario, str(tmp_path / "transcripts")):
         assert p.returncode == 0 and p.stdout == b""
     assert hook_errors(home) == ""
 
@@ -227,3 +228,30 @@ def test_stop_before_transcript_flushed(probe_home, tmp_path):
     assert te["final_message"] == HTTPX_ANSWER
     (rec,) = queued(probe_home, "search")
     assert rec["history"] == "" and rec["host_meta"]["history_source"] == "none"
+
+
+def test_post_tool_use_waits_for_a_call_flushed_late(probe_home, tmp_path):
+    """PostToolUse runs before Claude Code wrote the call to its transcript: the hook polls
+    (reading only what is appended) and still finds the text before the call."""
+    import threading
+
+    events = dict((name.split("-")[-1][:-5], p) for name, p in replay.scenario_events("basic"))
+    call = events["PostToolUse"]["tool_use_id"]
+    t = tmp_path / "late.jsonl"
+    head = [{"type": "user", "promptId": "p", "message": {"role": "user", "content": "go"}},
+            {"type": "assistant", "message": {"id": "m1", "model": "claude-opus-5-5", "content": [
+                {"type": "text", "text": "Looking it up."}]}}]
+    t.write_text("".join(json.dumps(x) + "\n" for x in head) + "x" * 300_000 + "\n")  # an earlier, long line
+    late = {"type": "assistant", "message": {"id": "m2", "model": "claude-opus-5-5", "content": [
+        {"type": "text", "text": "Searching."}, {"type": "tool_use", "id": call, "name": "Bash", "input": {}}]}}
+    for name in ("SessionStart", "UserPromptSubmit", "PreToolUse"):
+        run(probe_home, {**events[name], "transcript_path": str(t)})
+    timer = threading.Timer(0.12, lambda: t.open("a").write(json.dumps(late) + "\n"))
+    timer.start()
+    run(probe_home, {**events["PostToolUse"], "transcript_path": str(t)})
+    timer.join()
+    (rec,) = queued(probe_home, "search")
+    assert rec["history"] == "Looking it up.\n\nSearching." and rec["host_meta"]["history_source"] == "transcript"
+    from jevlin_hooks.capture import transcript
+
+    assert transcript.history(str(t), call) == rec["history"]  # what one full read finds

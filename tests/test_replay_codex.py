@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import hook_errors, queued, run, state_of
+from conftest import hook_errors, queued, replay_scenario, run, state_of
 
 from jevlin_hooks import replay
 
@@ -15,7 +15,7 @@ S_FAIL = "01a22d85-9db1-7720-ac87-715d1e30f8ad"
 
 
 def replay_ok(home, scenario, tmp_path):
-    for p in replay.replay(home, scenario, str(tmp_path / "t"), harness="codex"):
+    for p in replay_scenario(home, scenario, str(tmp_path / "t"), harness="codex"):
         assert p.returncode == 0 and p.stdout == b"", p
     assert hook_errors(home) == ""
 

@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 import pytest
-from conftest import hook_errors, queued, states
+from conftest import hook_errors, queued, run_hook, states
 
 from jevlin_hooks import replay
 from jevlin_hooks.capture import lineage
@@ -28,7 +28,7 @@ def replay_ok(home: str, *scenarios: str) -> None:
         events = replay.scenario_events(scenario, "hermes")
         assert events, scenario
         for _, payload in events:
-            p = replay.run_hook(home, payload, "hermes")
+            p = run_hook(home, payload, "hermes")
             assert p.returncode == 0 and p.stdout == b"", p
     assert hook_errors(home) == ""
 

@@ -11,7 +11,7 @@ import sys
 import time
 
 import pytest
-from conftest import PROBE_CONFIG, run
+from conftest import PROBE_CONFIG, replay_scenario, run
 
 from jevlin_hooks import replay
 from jevlin_hooks.privacy import ids
@@ -39,10 +39,10 @@ def cli(home: str, *args: str) -> subprocess.CompletedProcess[str]:
 def build_home(home: str, tmp, claude=("basic", "resume", "compact", "autocompact", "subagent", "interrupt"),
                codex=("subagent",)) -> dict[str, trajectory.Thread]:
     for s in claude:
-        for p in replay.replay(home, s, str(tmp / "t"), "claude-code"):
+        for p in replay_scenario(home, s, str(tmp / "t"), "claude-code"):
             assert p.returncode == 0
     for s in codex:
-        for p in replay.replay(home, s, str(tmp / "tc"), "codex"):
+        for p in replay_scenario(home, s, str(tmp / "tc"), "codex"):
             assert p.returncode == 0
     drain(home)
     return trajectory.build(trajectory.load_records(home))
@@ -198,7 +198,7 @@ def test_demo_runs_the_whole_path():
     html = [line.split()[-1] for line in out.splitlines() if line.startswith("HTML: ")][0]
     assert os.path.exists(html) and "<!doctype html>" in open(html).read()
     # the banner's sessions, `status` and `threads` agree, or the demo says why they differ
-    ran = re.search(r"(\d+) sessions ran \(`status` says (\d+) known\)", " ".join(out.split()))
+    ran = re.search(r"(\d+) sessions ran \(`status` says (\d+) kept\)", " ".join(out.split()))
     assert ran and ran[1] == ran[2] and f"so {ran[1]} sessions)" in " ".join(out.split())
     # the closing commands run exactly as printed, from where the demo ran
     cmds = [line.strip() for line in out.splitlines() if line.startswith("  JEVLIN_HOME=")]
@@ -207,7 +207,7 @@ def test_demo_runs_the_whole_path():
     assert all(p.returncode == 0 for p in got.values()), {k: p.stderr for k, p in got.items()}
     table = out.split("$ jevlin-hooks threads\n", 1)[1].split("\n\n", 1)[0]
     assert got["threads"].stdout.strip() == table.strip()
-    assert f"threads   {ran[2]} known" in got["status"].stdout
+    assert f"threads   {ran[2]} kept" in got["status"].stdout
     listed = len([line for line in table.splitlines()[1:] if not line.startswith(" ")])
     assert f"`threads` lists the {listed} that searched" in " ".join(out.split())
     shutil.rmtree(os.path.dirname(html), ignore_errors=True)

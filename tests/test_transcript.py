@@ -97,3 +97,47 @@ def test_garbage_transcripts(tmp_path, content):
     p.write_bytes(content)
     assert transcript.history(str(p), "c") is None
     assert transcript.turn_summary(str(p), "p")["found"] is False
+
+
+def test_polling_for_a_late_call_reads_only_the_appended_bytes(tmp_path):
+    """PostToolUse waits for Claude Code's lazy flush: after the first look (the bounded tail),
+    each poll reads what was appended since, and finds what a full read would."""
+    p = tmp_path / "t.jsonl"
+    filler = "".join(user("old", [{"type": "tool_result", "tool_use_id": f"x{i}", "content": "o" * 4000}])
+                     for i in range(1000))  # 4 MB of an earlier turn's tool output
+    complete = filler + user("p2", "search please") + assistant("m1", [{"type": "text", "text": "First I look."}])
+    p.write_text(complete + '{"type":"assistant","partial')  # Claude Code is mid-write
+    poll = transcript.HistoryPoll(str(p), "call_late")
+    assert poll.poll() is None
+    first = poll.bytes_read
+    assert first >= len(filler)  # the first look reads the tail backwards
+    with open(p, "a") as f:  # the rest of that line, another text, and more of nothing yet
+        f.write(' line"}\n' + assistant("m2", [{"type": "text", "text": "Then the docs."}]))
+    grown = os.path.getsize(p)
+    assert poll.poll() is None
+    assert poll.bytes_read - first == grown - len(complete)  # from the last complete line on
+    assert poll.poll() is None and poll.bytes_read - first == grown - len(complete)  # nothing new: nothing read
+    call = assistant("m3", [{"type": "text", "text": "Searching now."},
+                            {"type": "tool_use", "id": "call_late", "name": "Bash", "input": {}}])
+    with open(p, "a") as f:
+        f.write(call)
+    before = poll.bytes_read
+    got = poll.poll()
+    assert poll.bytes_read - before == len(call)  # only the new line
+    assert got == "First I look.\n\nThen the docs.\n\nSearching now." == transcript.history(str(p), "call_late")
+    assert poll.info["model"] == "m1"
+
+
+def test_polling_starts_over_at_a_new_turn_or_a_replaced_file(tmp_path):
+    p = tmp_path / "t.jsonl"
+    p.write_text(user("p1", "one") + assistant("m1", [{"type": "text", "text": "old turn"}]))
+    poll = transcript.HistoryPoll(str(p), "c9")
+    assert poll.poll() is None
+    with open(p, "a") as f:
+        f.write(user("p2", "two") + assistant("m2", [{"type": "text", "text": "new turn"},
+                                                     {"type": "tool_use", "id": "c9", "name": "Bash", "input": {}}]))
+    assert poll.poll() == "new turn" == transcript.history(str(p), "c9")
+    q = transcript.HistoryPoll(str(p), "c10")
+    assert q.poll() is None
+    p.write_text(assistant("m", [{"type": "text", "text": "x"}, {"type": "tool_use", "id": "c10", "name": "Bash", "input": {}}]))
+    assert q.poll() == "x"  # shorter than before: read again from the tail

@@ -32,6 +32,7 @@ def defaults() -> dict[str, Any]:
         "daemon": {"autostart": True, "batch_size": 500, "batch_bytes": 1048576, "backoff_max_s": 300.0,
                    "rescan_s": 5.0, "abandon_after_s": 3600.0},
         "spool": {"max_mb": 512},
+        "retention": {"days": 30},
         "privacy": {"disabled_rules": [], "local_results": True},
     }
 
@@ -57,6 +58,7 @@ _TYPES: dict[tuple[str, ...], type | tuple[type, ...]] = {
     ("daemon", "rescan_s"): (int, float),
     ("daemon", "abandon_after_s"): (int, float),
     ("spool", "max_mb"): (int, float),
+    ("retention", "days"): (int, float),
     ("privacy", "disabled_rules"): list,
     ("privacy", "local_results"): bool,
 }
@@ -213,7 +215,8 @@ def load(home: str | None = None, use_cache: bool = True) -> dict[str, Any]:
             cached = _cache_read(home)
             if isinstance(cached, dict) and cached.get("stamp") == stamp:
                 if isinstance(cached.get("config"), dict):
-                    return cached["config"]
+                    conf: dict[str, Any] = cached["config"]
+                    return conf
                 if isinstance(cached.get("error"), str):
                     err = ConfigError(cached["error"])
                     err.fresh = False

@@ -29,7 +29,8 @@ class _ScanContext:
     parse_constant = staticmethod(_constant)
 
 
-_scan = _json.make_scanner(_ScanContext())
+# typeshed wants a JSONDecoder; the C scanner reads only these attributes
+_scan = _json.make_scanner(_ScanContext())  # type: ignore[arg-type]
 _WS = " \t\n\r"
 
 

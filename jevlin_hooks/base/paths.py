@@ -9,6 +9,7 @@ of followed. The home itself may be a symlink: that is the user's choice, not a 
 from __future__ import annotations
 
 import os
+import sys
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -172,6 +173,7 @@ def open_lock(dir_fd: int, name: str) -> int:
 
 
 DAEMON_LOCK = "daemon.lock"
+DAEMON_PID = "daemon.pid"
 
 
 def try_daemon_lock(home: str) -> int | None:
@@ -196,6 +198,21 @@ def safe_name(raw: str) -> str:
     """A file-name-safe, collision-free token for an id we did not choose."""
     if 0 < len(raw) <= 96 and all(c.isascii() and (c.isalnum() or c in "-_") for c in raw):
         return raw
-    import _sha256
+    return "h" + sha256_hex(raw.encode("utf-8", "surrogatepass"))[:40]
 
-    return "h" + _sha256.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:40]
+
+def sha256(data: bytes) -> bytes:
+    """SHA-256 from the interpreter's builtin module: importing hashlib costs a hook's budget."""
+    try:  # by version: a failed import walks sys.path, which a hook cannot afford either
+        if sys.version_info >= (3, 12):
+            from _sha2 import sha256 as impl
+        else:
+            from _sha256 import sha256 as impl  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - interpreters built without the builtin module
+        from hashlib import sha256 as impl
+    digest: bytes = impl(data).digest()
+    return digest
+
+
+def sha256_hex(data: bytes) -> str:
+    return sha256(data).hex()

@@ -16,6 +16,7 @@ from jevlin_hooks.base import fastjson, paths
 # typing (which imports re) costs more than a hook's whole start-up budget: types only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
     from typing import Any
 
 SCHEMA_VERSION = 1
@@ -90,7 +91,7 @@ def _why(exc: OSError) -> str:
     return f"{exc.strerror or type(exc).__name__}{where}"
 
 
-def enqueue(home: str, records: list[dict[str, Any]]) -> list[str]:
+def enqueue(home: str, records: Sequence[Mapping[str, Any]]) -> list[str]:
     """Queue records durably; returns the names written to ``new/``."""
     if not records:
         return []
@@ -110,8 +111,8 @@ def enqueue(home: str, records: list[dict[str, Any]]) -> list[str]:
         raise NotQueued(exc.errno, f"{len(records)} record(s) not queued ({_why(exc)})") from None
     try:
         for rec in records:
-            rec.setdefault("v", SCHEMA_VERSION)
-            rec.setdefault("record_id", new_record_id())
+            if "v" not in rec or "record_id" not in rec:
+                rec = {"v": SCHEMA_VERSION, "record_id": new_record_id(), **rec}
             name = record_name()
             paths.write_new(tfd, name, fastjson.dumps(rec).encode("ascii"), sync=True)
             try:
@@ -139,7 +140,7 @@ def count(home: str, sub: str = "new") -> int:
 
 def read_all(home: str, sub: str = "new") -> list[dict[str, Any]]:
     """Every record in one spool directory, oldest first (small queues: demo, status, tests)."""
-    out = []
+    out: list[dict[str, Any]] = []
     try:
         dfd = paths.open_dir(home, "spool", sub, create=False)
     except OSError:

@@ -26,11 +26,12 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
+    from jevlin_hooks.capture.shapes import Pending, State
 
 UNUSABLE = "settings unusable, so tracing is off; `jevlin-hooks status` says why"
 
 
-def _choose_call(state: dict[str, Any], agent_id: str | None, call_id: str | None) -> dict[str, Any] | None:
+def _choose_call(state: State, agent_id: str | None, call_id: str | None) -> Pending | None:
     pending = list(state.get("pending", {}).values())
     if call_id:
         for p in pending:
@@ -49,7 +50,7 @@ def _choose_call(state: dict[str, Any], agent_id: str | None, call_id: str | Non
     return max(pick, key=lambda p: p.get("started", 0))
 
 
-def _named(home: str, harness: str, session_id: str) -> dict[str, Any] | None:
+def _named(home: str, harness: str, session_id: str) -> State | None:
     """The lineage a session id names: its own, or the thread it rotated away from (Hermes)."""
     state = lineage.read(home, lineage.file_name(harness, session_id))
     if state is None:
@@ -59,15 +60,15 @@ def _named(home: str, harness: str, session_id: str) -> dict[str, Any] | None:
     return state
 
 
-def _command_matches(state: dict[str, Any], lines: list[str]) -> bool:
-    return any(p.get("command") and any(p["command"] in line for line in lines)
+def _command_matches(state: State, lines: list[str]) -> bool:
+    return any((c := p.get("command")) and any(c in line for line in lines)
                for p in state.get("pending", {}).values())
 
 
-def _parent_if_its_call(home: str, harness: str, state: dict[str, Any]) -> dict[str, Any]:
+def _parent_if_its_call(home: str, harness: str, state: State) -> State:
     """A subagent's id in the environment may be stale: Hermes's tool shell keeps the child's id
     in the parent's later tools. The thread whose pending call this command is wins."""
-    parent = lineage.read(home, lineage.file_name(harness, state["parent_session_id"]))
+    parent = lineage.read(home, lineage.file_name(harness, state.get("parent_session_id") or ""))
     if parent is None or not parent.get("pending"):
         return state
     lines = [procinfo.cmdline(pid) for pid in procinfo.ancestors()[:8]]
@@ -77,22 +78,22 @@ def _parent_if_its_call(home: str, harness: str, state: dict[str, Any]) -> dict[
 
 
 def _from_state(
-    state: dict[str, Any], source: str, agent_id: str | None = None, call_id: str | None = None
+    state: State, source: str, agent_id: str | None = None, call_id: str | None = None
 ) -> dict[str, Any]:
     call = _choose_call(state, agent_id, call_id)
     if call is not None and call.get("agent_id"):
         agent_id = call["agent_id"]
     agent = state.get("agents", {}).get(agent_id) if agent_id else None
-    turn = state.get("turn") or {}
+    turn = state.get("turn")
     out: dict[str, Any] = {
         "source": source,
         "harness": state.get("harness"),
         "raw_session_id": agent_id if agent_id else state.get("session_id"),
         "raw_parent_session_id": state.get("session_id") if agent_id else state.get("parent_session_id"),
-        "raw_turn_id": (call or {}).get("turn_id") or (agent or {}).get("turn_id") or turn.get("id"),
-        "raw_call_id": (call or {}).get("call_id") or call_id,
-        "window": (call or {}).get("window", (agent or state).get("window", 0)),
-        "seq": (call or {}).get("seq"),
+        "raw_turn_id": (call and call.get("turn_id")) or (agent and agent.get("turn_id")) or (turn and turn["id"]),
+        "raw_call_id": (call and call["call_id"]) or call_id,
+        "window": call["window"] if call else (agent or state).get("window", 0),
+        "seq": call["seq"] if call else None,
     }
     return out
 
@@ -125,7 +126,7 @@ def _runs(argv: list[str], command: str) -> bool:
     return argv[len(argv) - k].rsplit("/", 1)[-1] == words[0].rsplit("/", 1)[-1]
 
 
-def _belongs(state: dict[str, Any]) -> bool:
+def _belongs(state: State) -> bool:
     """May this process take the workspace's lineage? Only a descendant of the agent that wrote
     it, or (a harness whose shell tool does not descend from the process that runs its hooks,
     such as Cursor) the process running exactly a pending call's command. Anything else (the
@@ -134,8 +135,8 @@ def _belongs(state: dict[str, Any]) -> bool:
     pid = state.get("agent_pid")
     if isinstance(pid, int) and pid in chain and procinfo.start_time(pid) == state.get("agent_pid_start"):
         return True
-    commands = [p.get("command") for p in (state.get("pending") or {}).values() if isinstance(p, dict)]
-    commands = [c for c in commands if isinstance(c, str) and c]
+    found = [p.get("command") for p in (state.get("pending") or {}).values() if isinstance(p, dict)]
+    commands = [c for c in found if isinstance(c, str) and c]
     if not commands:
         return False
     for pid in chain[:8]:
@@ -176,7 +177,8 @@ def resolve_raw(home: str, env: Mapping[str, str] | None = None, cwd: str | None
         idx = lineage.read_index(home, "cwd", lineage.workspace_key(here))
         if idx:
             state = lineage.read(home, idx.get("lineage", ""))
-            if state is not None and state.get("cwd") and os.path.normpath(state["cwd"]) == os.path.normpath(here) \
+            where = state.get("cwd") if state is not None else None
+            if state is not None and where and os.path.normpath(where) == os.path.normpath(here) \
                     and state.get("status") != "ended" and _belongs(state):
                 return _from_state(state, "workspace")
     leader = os.getsid(0)

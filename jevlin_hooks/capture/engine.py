@@ -4,20 +4,23 @@ Pure apart from the clock and the ``history_for`` callback, so every rule here i
 without a process. The state is one JSON document per harness session (see lineage.py); the
 root thread lives at the top level and each subagent is a child thread under ``agents``.
 
-Normalized event (a dict, built by jevlin_hooks.capture.harness.*):
-  kind        session_start | prompt | pre_tool | post_tool | tool_failed | tool_batch |
-              pre_compact | post_compact | subagent_start | subagent_stop | stop |
-              stop_failure | interrupt | session_end | agent_response | compacted | other
-  session_id, turn_id, agent_id, agent_type, source, tool_name, tool_use_id, tool_input,
-  search (the query, or None when the call is not a search), history, status, duration_ms,
-  prompt, last_message, error, model, cwd, transcript_path, tool_calls, summary, now
-  session_start may carry parent_session_id (a child agent process: Pi), forked_from (the
-  thread a fork came from) and resume {compactions: [ids], seq} (what the harness's own session
-  file says); compacted carries compaction_id (counted once per id); session_end may carry
-  outcome (default interrupted). What a harness shows only by its effects (Hermes, see _note_effects): window_id,
-  context_size / context_grow_to, usage, resumed, parent_session_id / parent_call_id /
-  parent_turn_id,
-  in_parent_process
+The normalized event is a dict built by a harness module (capture/harness/<name>.py); its
+fields are ``Event`` in shapes.py, the state's ``State``, the records' ``SearchRecord`` and
+``TurnEndRecord``. ``apply`` notes what every event says about the session (cwd, model, agent
+pid), lets the compaction step take compaction events, then runs the one handler for the
+event's kind from ``HANDLERS``; a kind without a handler only notes the session. A new
+harness reuses these kinds; a new kind is one ``_on_<kind>`` function and one table entry.
+
+Kinds (``HANDLERS``): session_start, prompt, pre_tool, post_tool, tool_failed, tool_batch,
+agent_text, notify_turn_complete, compacted, subagent_start, subagent_stop, stop, stop_failure,
+interrupt, session_end; pre_compact and post_compact go to the compaction step; other and
+agent_response only note the session. session_start may carry parent_session_id (a child
+agent process: Pi), forked_from (the thread a fork came from) and resume {compactions: [ids],
+seq} (what the harness's own session file says); compacted carries compaction_id (counted once
+per id); session_end may carry outcome (default interrupted).
+What a harness shows only by its effects (Hermes, see _note_effects): window_id,
+context_size / context_grow_to, usage, resumed, parent_session_id / parent_call_id /
+parent_turn_id, in_parent_process.
 """
 
 from __future__ import annotations
@@ -32,20 +35,31 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    Event = dict[str, Any]
-    State = dict[str, Any]
-    Agent = dict[str, Any]
-    Turn = dict[str, Any]
-    Pending = dict[str, Any]
-    Record = dict[str, Any]
-    Config = dict[str, Any]
-    History = Callable[[Pending], str | None]
+    from jevlin_hooks.capture.shapes import (
+        Agent,
+        Config,
+        Event,
+        History,
+        Pending,
+        Record,
+        SearchRecord,
+        State,
+        Tokens,
+        Turn,
+    )
+
     Handler = Callable[[State, Event, Config, History, list[Record]], None]
 
 SCHEMA = 1
 HISTORY_LIMIT = 32 * 1024
 CLOSED_KEEP = 256
 TURNS_KEEP = 64
+# Finished subagents kept whole (a late or duplicated event of a recent one still finds it);
+# older ones leave ``agents`` and only their id stays, in ``agents_gone`` (CLOSED_KEEP ids), so
+# an orchestrator's thousands of subagents cost what 32 do. AGENTS_MAX bounds the running ones
+# too (a SubagentStop that never came): past it the oldest without an open call go the same way.
+AGENTS_ENDED_KEEP = 32
+AGENTS_MAX = 256
 ZERO_TOKENS = {"input": 0, "output": 0, "cache_read": 0, "cache_creation": 0}
 
 
@@ -73,7 +87,6 @@ def new_state(harness: str, ev: Event) -> State:
         "start_seen": ev["kind"] == "session_start",
         "sources": [],
         "cwd": None,
-        "transcript_path": None,
         "model": None,
         "agent_pid": None,
         "window": 0,
@@ -110,8 +123,6 @@ def _note_event(state: State, ev: Event) -> None:
     state["updated"] = ev["now"]
     if ev.get("cwd"):
         state["cwd"] = ev["cwd"]
-    if ev.get("transcript_path"):
-        state["transcript_path"] = ev["transcript_path"]
     if ev.get("model"):
         state["model"] = ev["model"]
     if ev.get("agent_pid"):
@@ -126,7 +137,7 @@ def _note_effects(state: State, ev: Event) -> None:
     a subagent that has a lineage of its own, the tokens of one model call."""
     if ev.get("parent_session_id") and not state.get("parent_session_id"):
         # the child thread's records name the parent thread and the call that spawned it
-        state["parent_session_id"] = ev["parent_session_id"]
+        state["parent_session_id"] = ev.get("parent_session_id")
         state["parent_call"] = ev.get("parent_call_id")
         state["parent_turn"] = ev.get("parent_turn_id")
     if ev.get("in_parent_process"):
@@ -137,9 +148,11 @@ def _note_effects(state: State, ev: Event) -> None:
         state["cwd"] = state["agent_pid"] = None
     if ev.get("window_id") or "context_size" in ev:
         _window_signals(state, ev)
-    if ev.get("usage") and state["turn"] is not None and ev.get("turn_id") in (None, state["turn"]["id"]):
-        tokens = state["turn"].setdefault("tokens", dict(ZERO_TOKENS))
-        for k, v in ev["usage"].items():
+    usage = ev.get("usage")
+    turn = state["turn"]
+    if usage and turn is not None and ev.get("turn_id") in (None, turn["id"]):
+        tokens = turn.setdefault("tokens", dict(ZERO_TOKENS))
+        for k, v in usage.items():
             tokens[k] = tokens.get(k, 0) + v
     if ev.get("resumed") and state["status"] == "ended":
         state["status"] = "active"  # a resume that sends no SessionStart (Hermes --resume)
@@ -159,11 +172,12 @@ def _window_signals(state: State, ev: Event) -> None:
         elif wid not in seen:
             _push(seen, wid, TURNS_KEEP)
             new = True
-    if "context_size" in ev:
+    size = ev.get("context_size")
+    if size is not None:
         expect = state.get("context_expect")
-        if expect and expect[0] == ev.get("turn_id") and ev["context_size"] < expect[1]:
+        if expect and expect[0] == ev.get("turn_id") and size < expect[1]:
             new = True
-        state["context_expect"] = [ev.get("turn_id"), ev.get("context_grow_to", ev["context_size"])]
+        state["context_expect"] = [ev.get("turn_id"), ev.get("context_grow_to", size)]
     if new:
         state["window"] = state.get("window", 0) + 1
 
@@ -208,8 +222,9 @@ def _end_compaction(state: State, ev: Event) -> None:
     """An event of a thread ends that thread's compaction, and only that one: a background
     subagent's tool call landing between PreCompact and SessionStart(compact) must not make
     the root's compaction count twice (the window went 0 -> 2)."""
-    if ev.get("agent_id"):
-        agent = state["agents"].get(ev["agent_id"])
+    aid = ev.get("agent_id")
+    if aid:
+        agent = state["agents"].get(aid)
         if agent is not None:
             agent["compact"] = None
     else:
@@ -229,9 +244,10 @@ def _on_session_start(state: State, ev: Event, cfg: Config, history_for: History
 def _note_origin(state: State, ev: Event) -> None:
     """Where a thread came from, and what the harness's own session file says it holds: a
     resumed session keeps its window and seq even when this lineage file was lost (Pi)."""
-    for key in ("parent_session_id", "forked_from"):
-        if ev.get(key) and not state.get(key):
-            state[key] = ev[key]
+    if ev.get("parent_session_id") and not state.get("parent_session_id"):
+        state["parent_session_id"] = ev.get("parent_session_id")
+    if ev.get("forked_from") and not state.get("forked_from"):
+        state["forked_from"] = ev.get("forked_from")
     resume = ev.get("resume")
     if not isinstance(resume, dict):
         return
@@ -290,27 +306,16 @@ def _on_pre_tool(state: State, ev: Event, cfg: Config, history_for: History, rec
         turn.setdefault("texts", []).append(ev["agent_message"][-HISTORY_LIMIT:])
     if turn is not None and turn.get("texts"):
         ev = {**ev, "history_snapshot": _clip_texts(turn["texts"])}
-    _register_search(state, ev, agent, turn, tid, key)
+    _register_search(state, ev, agent, turn, tid, call)
 
 
 def _on_post_tool(state: State, ev: Event, cfg: Config, history_for: History, records: list[Record]) -> None:
     agent, turn = _note_tool(state, ev, cfg, history_for, records)
     if ev.get("search") is None:
         return
-    tid = _call_turn(ev, agent, turn)
-    call = ev.get("tool_use_id")
-    key = _same_call(state, ev, tid)
-    if call and (key is None or f"{tid}/{call}" in state["pending"]):
-        key = f"{tid}/{call}"
-    elif key is None:  # no call id, and no other event described this call (Cursor)
-        if _call_key_closed(state, ev):
-            return
-        ev = {**ev, "tool_use_id": _synthetic_call_id(ev)}
-        key = f"{tid}/{ev['tool_use_id']}"
-    if key in state["closed_calls"] or (key not in state["pending"] and _call_key_closed(state, ev)):
+    key = _closing_call(state, ev, agent, turn)
+    if key is None:
         return
-    if key not in state["pending"]:  # no PreToolUse seen (installed mid-call, lost event)
-        _register_search(state, ev, agent, turn, tid, key)
     p = state["pending"].pop(key)
     _push(state["closed_calls"], key, CLOSED_KEEP)
     for ck in p.get("call_keys", []):
@@ -324,9 +329,30 @@ def _on_post_tool(state: State, ev: Event, cfg: Config, history_for: History, re
         hist = p.get("history")
     if hist is None:
         hist = history_for(p)
-    if ev.get("result"):
-        p["result"] = ev["result"]  # what came back, for the local store only (capture/results.py)
+    result = ev.get("result")
+    if result:
+        p["result"] = result  # what came back, for the local store only (capture/results.py)
     records.append(_search_record(state, p, status, dur, hist))
+
+
+def _closing_call(state: State, ev: Event, agent: Agent | None, turn: Turn | None) -> str | None:
+    """The pending key a post-tool event closes; registers the call when its start was never
+    seen (installed mid-call, a lost event). None: the call was already closed."""
+    tid = _call_turn(ev, agent, turn)
+    call = ev.get("tool_use_id")
+    same = _same_call(state, ev, tid)  # another event of the same call (Cursor)
+    if same is not None and not (call and f"{tid}/{call}" in state["pending"]):
+        return same
+    if not call:
+        if _call_key_closed(state, ev):
+            return None
+        call = _synthetic_call_id(ev)
+    key = f"{tid}/{call}"
+    if key in state["closed_calls"] or (key not in state["pending"] and _call_key_closed(state, ev)):
+        return None
+    if key not in state["pending"]:
+        _register_search(state, ev, agent, turn, tid, call)
+    return key
 
 
 def _call_key_closed(state: State, ev: Event) -> bool:
@@ -378,6 +404,7 @@ def _on_subagent_stop(state: State, ev: Event, cfg: Config, history_for: History
         return
     records += _close_pending(state, _pending_of(state, ev["agent_id"]), "interrupted", ev["now"], history_for)
     agent["status"] = "ended"
+    _prune_agents(state)
 
 
 _STOP_OUTCOME = {"stop": "completed", "stop_failure": "error", "interrupt": "interrupted"}
@@ -439,6 +466,9 @@ def _agent(state: State, ev: Event, create: bool = True) -> Agent | None:
     if not aid:
         return None
     agents = state["agents"]
+    if aid not in agents and aid in state.get("agents_gone", ()):
+        # pruned long ago: a late event of it changes nothing kept (a copy, never stored)
+        return {"status": "ended", "seq": 0, "window": 0, "turn_id": ev.get("turn_id"), "pruned": True}
     if aid not in agents and create:
         agents[aid] = {
             "agent_type": ev.get("agent_type"),
@@ -448,10 +478,36 @@ def _agent(state: State, ev: Event, create: bool = True) -> Agent | None:
             "turn_id": ev.get("turn_id"),
             "parent_call": state.get("last_agent_call"),
             # the root turn under way when it started: its searches count toward that turn
-            "parent_turn": (state.get("turn") or {}).get("id"),
+            "parent_turn": turn["id"] if (turn := state["turn"]) else None,
         }
     agent: Agent | None = agents.get(aid)
     return agent
+
+
+def _prune_agents(state: State) -> None:
+    """Bound ``agents``: finished ones past the newest AGENTS_ENDED_KEEP, then any past
+    AGENTS_MAX without an open call, leave it. What a later event can still need stays: the id
+    (a late duplicate is recognised) and the searches counted toward a root turn still open."""
+    agents = state["agents"]
+    ended = [aid for aid, a in agents.items() if a["status"] in ("ended", "abandoned")]
+    drop = ended[: max(0, len(ended) - AGENTS_ENDED_KEEP)]
+    if len(agents) - len(drop) > AGENTS_MAX:
+        busy = {p.get("agent_id") for p in state["pending"].values()}
+        extra = [aid for aid in agents if aid not in busy and aid not in drop]
+        drop += extra[: len(agents) - len(drop) - AGENTS_MAX]
+    if not drop:
+        return
+    open_turn = turn["id"] if (turn := state["turn"]) else None
+    folded = state.setdefault("agent_searches", {})
+    gone = state.setdefault("agents_gone", [])
+    for aid in drop:
+        a = agents.pop(aid)
+        for tid, n in (a.get("searches_by_turn") or {}).items():
+            if tid == open_turn or tid not in state["closed_turns"]:
+                folded[tid] = folded.get(tid, 0) + n
+        _push(gone, aid, CLOSED_KEEP)
+    while len(folded) > TURNS_KEEP:  # counts for turns that will never close as root turns
+        del folded[next(iter(folded))]
 
 
 def _open_turn(state: State, ev: Event, turn_id: str | None, prompt: str | None) -> Turn:
@@ -514,10 +570,10 @@ def _clip_texts(texts: list[str]) -> str:
 
 def _synthetic_call_id(ev: Event) -> str:
     """A call id for an event that has none (Cursor's beforeShellExecution)."""
-    from jevlin_hooks.privacy import ids
+    from jevlin_hooks.base import paths
 
     seed = f"{ev.get('turn_id')}|{ev.get('call_key') or ev.get('command') or ''}|{ev['now']}"
-    return "call-" + ids.sha256_hex(seed.encode("utf-8", "surrogatepass"))[:24]
+    return "call-" + paths.sha256_hex(seed.encode("utf-8", "surrogatepass"))[:24]
 
 
 def _same_call(state: State, ev: Event, tid: str | None) -> str | None:
@@ -532,7 +588,7 @@ def _same_call(state: State, ev: Event, tid: str | None) -> str | None:
 
 
 def _register_search(
-    state: State, ev: Event, agent: Agent | None, turn: Turn | None, tid: str | None, key: str,
+    state: State, ev: Event, agent: Agent | None, turn: Turn | None, tid: str | None, call: str,
 ) -> None:
     holder = agent if agent is not None else state
     holder["seq"] = holder.get("seq", 0) + 1
@@ -543,10 +599,11 @@ def _register_search(
         by_turn[owner] = by_turn.get(owner, 0) + 1
     elif turn is not None:
         turn["searches"] += 1
-    state["pending"][key] = {
+    ck = ev.get("call_key")
+    state["pending"][f"{tid}/{call}"] = {
         "record_id": os.urandom(16).hex(),
         "seq": holder["seq"],
-        "call_id": ev["tool_use_id"],
+        "call_id": call,
         "turn_id": tid,
         "agent_id": ev.get("agent_id"),
         "window": holder.get("window", 0),
@@ -556,7 +613,7 @@ def _register_search(
         "command": ev.get("command") or "",
         "transcript_path": ev.get("agent_transcript_path") or ev.get("transcript_path"),
         "history": ev.get("history_snapshot"),
-        "call_keys": [ev["call_key"]] if ev.get("call_key") else [],
+        "call_keys": [ck] if ck else [],
     }
 
 
@@ -585,7 +642,7 @@ def _close_turn(state: State, ev: Event, cfg: Config, outcome: str, history_for:
     state["turn"] = None
     _push(state["closed_turns"], turn["id"], TURNS_KEEP)
     summary = ev.get("summary") or {}
-    tokens = summary.get("tokens") or turn.get("tokens") or dict(ZERO_TOKENS)
+    tokens: Tokens = summary.get("tokens") or turn.get("tokens") or dict(ZERO_TOKENS)
     model = summary.get("model") or ev.get("model") or state.get("model")
     if model:
         state["model"] = model
@@ -594,7 +651,7 @@ def _close_turn(state: State, ev: Event, cfg: Config, outcome: str, history_for:
         final = summary.get("last_text")
     if final is None and turn.get("texts"):
         final = turn["texts"][-1]
-    searches = turn["searches"] + sum(
+    searches = turn["searches"] + state.get("agent_searches", {}).pop(turn["id"], 0) + sum(
         a.get("searches_by_turn", {}).get(turn["id"], 0) for a in state["agents"].values()
     )
     _push(state["turns"], {
@@ -624,6 +681,7 @@ def _end_session(
     for a in state["agents"].values():
         if a["status"] not in ("ended", "abandoned"):
             a["status"] = status
+    _prune_agents(state)
     state["status"] = status
     state["updated"] = ev["now"]
     return records
@@ -645,16 +703,16 @@ def close_stale(
 
 def _search_record(state: State, p: Pending, status: str, duration_ms: int | None, history: str | None) -> Record:
     agent_id = p.get("agent_id")
-    agent = state["agents"].get(agent_id) or {} if agent_id else {}
+    agent = state["agents"].get(agent_id) if agent_id else None
     host_meta: dict[str, Any] = {"platform": sys.platform}
     if state.get("model"):
         host_meta["model"] = state["model"]
-    if agent.get("agent_type"):
+    if agent and agent.get("agent_type"):
         host_meta["agent_type"] = agent["agent_type"]
     host_meta["history_source"] = "transcript" if history is not None else "none"
     if state.get("forked_from"):
         host_meta["forked_from"] = state["forked_from"]
-    return {
+    rec: SearchRecord = {
         "v": SCHEMA,
         "record_id": p["record_id"],
         "kind": "search",
@@ -666,10 +724,10 @@ def _search_record(state: State, p: Pending, status: str, duration_ms: int | Non
         # a subagent names its session and spawning call; a root thread only when it is a
         # child agent that said so (a Pi child process; a Hermes subagent, with its call)
         "parent_session_id": state["session_id"] if agent_id else state.get("parent_session_id"),
-        "parent_call_id": agent.get("parent_call") if agent_id else state.get("parent_call"),
+        "parent_call_id": agent.get("parent_call") if agent else state.get("parent_call"),
         # the root turn the subagent was started in (a Codex child thread has turns of its own;
         # a Hermes subagent a lineage of its own): the OTLP sink puts its spans in that turn's trace
-        "parent_turn_id": agent.get("parent_turn") if agent_id else state.get("parent_turn"),
+        "parent_turn_id": agent.get("parent_turn") if agent else state.get("parent_turn"),
         "window": p["window"],
         "seq": p["seq"],
         "history": history or "",
@@ -678,8 +736,10 @@ def _search_record(state: State, p: Pending, status: str, duration_ms: int | Non
         "tool": p.get("tool") or "",
         "status": status,
         "duration_ms": duration_ms,
-        **({"result": p["result"]} if p.get("result") else {}),
     }
+    if p.get("result"):
+        rec["result"] = p["result"]
+    return rec
 
 
 def _turn_end_record(

@@ -17,7 +17,10 @@ from jevlin_hooks.base import fastjson, paths
 # typing (which imports re) costs more than a hook's whole start-up budget: types only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    from jevlin_hooks.capture.shapes import Record, State
 
 MAX_PAYLOAD = 64 << 20  # larger payloads are drained and dropped, logged
 
@@ -97,16 +100,17 @@ def handle(harness: str, payload: Any, home: str) -> list[str]:
         ev["agent_pid"] = _agent_pid()
     mod.route(ev, home)
     mod.enrich(ev, cfg)
-    if ev.get("agent_pid"):
+    pid = ev.get("agent_pid")
+    if pid:
         from jevlin_hooks.capture import procinfo
 
-        ev["agent_pid_start"] = procinfo.start_time(ev["agent_pid"])
+        ev["agent_pid_start"] = procinfo.start_time(pid)
 
     from jevlin_hooks.capture import engine, lineage
 
     before: dict[str, Any] = {}
 
-    def transition(state: dict[str, Any] | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    def transition(state: State | None) -> tuple[State | None, list[Record]]:
         if state is not None:
             before["pid"] = state.get("agent_pid")
             before["cwd"] = state.get("cwd")
@@ -118,8 +122,9 @@ def handle(harness: str, payload: Any, home: str) -> list[str]:
         if state.get("agent_pid") and state["agent_pid"] != before.get("pid"):
             lineage.write_index(home, "pid", str(state["agent_pid"]),
                                 {"lineage": name, "start": state.get("agent_pid_start")})
-        if state.get("cwd") and state["cwd"] != before.get("cwd"):
-            lineage.write_index(home, "cwd", lineage.workspace_key(state["cwd"]),
+        cwd = state.get("cwd")
+        if cwd and cwd != before.get("cwd"):
+            lineage.write_index(home, "cwd", lineage.workspace_key(cwd),
                                 {"lineage": name, "updated": now})
     if ev["kind"] == "session_start" and cfg.get("daemon", {}).get("autostart") \
             and os.environ.get("JEVLIN_DAEMON_AUTOSTART", "1") not in ("0", "off", "false"):
@@ -304,15 +309,13 @@ def _log(home: str, harness: str, exc: BaseException) -> None:
         pass
 
 
-def main(harness: str, argv: list[str] | None = None) -> None:
+def run(harness: str, argv: list[str], stdin: Callable[[], bytes] = _read_stdin) -> list[str]:
+    """Everything a hook process does except printing and exiting: returns what to print.
+
+    Never raises. ``main`` is this plus the output; the tests' in-process scenarios call it
+    directly, so both paths run the same code.
+    """
     home = paths.home()
-    if argv and argv[0] == "--stream":
-        try:
-            os.umask(0o077)
-            serve(harness, home)
-        except BaseException as exc:  # noqa: BLE001 - never fail the agent
-            _log(home, harness, exc)
-        os._exit(0)
     out: list[str] = []
     mod = None
     try:
@@ -320,8 +323,8 @@ def main(harness: str, argv: list[str] | None = None) -> None:
         from jevlin_hooks.capture import harness as harnesses
 
         mod = harnesses.get(harness)
-        data = mod.read_payload(harness, list(argv or []))
-        payload = fastjson.loads(_read_stdin() if data is None else data)
+        data = mod.read_payload(harness, argv)
+        payload = fastjson.loads(stdin() if data is None else data)
         out = handle(harness, payload, home)
     except BaseException as exc:  # noqa: BLE001 - the whole point: never fail the agent
         if mod is not None and not out:
@@ -336,6 +339,19 @@ def main(harness: str, argv: list[str] | None = None) -> None:
                 log.write(home, "hook.log", f"{harness}: {log.describe(exc)}")
         except BaseException:  # noqa: BLE001
             pass
+    return out
+
+
+def main(harness: str, argv: list[str] | None = None) -> None:
+    if argv and argv[0] == "--stream":
+        home = paths.home()
+        try:
+            os.umask(0o077)
+            serve(harness, home)
+        except BaseException as exc:  # noqa: BLE001 - never fail the agent
+            _log(home, harness, exc)
+        os._exit(0)
+    out = run(harness, list(argv or []))
     try:
         for line in out:
             os.write(1, line.encode() + b"\n")

@@ -34,14 +34,25 @@ def _texts(value: Any, out: list[str], depth: int = 0) -> None:
                 _texts(value[key], out, depth + 1)
 
 
+def _lines(text: str) -> int:
+    """Non-blank lines: exact up to 64 KiB, estimated in C above (blank runs counted once)."""
+    if len(text) <= 65536:
+        return sum(1 for line in text.splitlines() if line.strip())
+    return text.count("\n") + (0 if text.endswith("\n") else 1) - text.count("\n\n")
+
+
 def summary(response: Any) -> dict[str, Any] | None:
     """``{"lines": n, "preview": first lines}``; None when the response holds no text."""
     out: list[str] = []
     _texts(response, out)
     if not out:
         return None
-    lines = [line for text in out for line in text.splitlines() if line.strip()]
-    preview = "\n".join(lines)
+    # Counted on the whole output (str.count runs in C); split only a head of it, so a huge
+    # output costs the hook no more than a small one.
+    count = sum(_lines(text) for text in out)
+    head = [line for text in out for line in text[: 2 * PREVIEW_LIMIT].splitlines() if line.strip()]
+    preview = "\n".join(head)
     if len(preview) > PREVIEW_LIMIT:
-        preview = preview[:PREVIEW_LIMIT].rsplit("\n", 1)[0] if "\n" in preview[:PREVIEW_LIMIT] else preview[:PREVIEW_LIMIT]
-    return {"lines": len(lines), "preview": preview}
+        cut = preview[:PREVIEW_LIMIT]
+        preview = cut.rsplit("\n", 1)[0] if "\n" in cut else cut
+    return {"lines": max(count, len(head)), "preview": preview}

@@ -22,12 +22,14 @@ BLOCK = 64 << 10
 HISTORY_LIMIT = 32 * 1024
 
 
-def lines_backwards(path: str, max_bytes: int = MAX_SCAN) -> Iterator[bytes]:
+def lines_backwards(path: str, max_bytes: int = MAX_SCAN, where: dict[str, int] | None = None) -> Iterator[bytes]:
     """Complete lines from the end of ``path``, newest first, at most ``max_bytes`` read.
 
     Only a regular file is read: a FIFO, device, socket or directory raises OSError. The open
     itself must not block (O_NONBLOCK: opening a FIFO waits for a writer, forever), and the
-    type is checked on the opened fd (fstat), not the name.
+    type is checked on the opened fd (fstat), not the name. ``where``, when given, receives
+    ``end`` (the offset just past the last complete line, or -1 when the newest block holds no
+    line end) and ``read`` (bytes read so far).
     """
     fd = open_regular(path)
     try:
@@ -35,14 +37,21 @@ def lines_backwards(path: str, max_bytes: int = MAX_SCAN) -> Iterator[bytes]:
         floor = max(0, pos - max_bytes)
         carry = b""
         first = True
+        if where is not None:
+            where["end"] = -1 if pos else 0
+            where["read"] = 0
         while pos > floor:
             size = min(BLOCK, pos - floor)
             pos -= size
             chunk = os.pread(fd, size, pos) + carry
+            if where is not None:
+                where["read"] += size
             parts = chunk.split(b"\n")
             carry = parts[0]
             if first:
                 first = False
+                if where is not None and len(parts) > 1:
+                    where["end"] = pos + len(chunk) - len(parts[-1])
                 if parts[-1] != b"":
                     parts[-1] = b""  # a line still being written: not complete
             for line in reversed(parts[1:]):
@@ -104,62 +113,160 @@ def _clip(texts: list[str]) -> str:
     return raw[-HISTORY_LIMIT:].decode("utf-8", "ignore")
 
 
+def _texts(blocks: list[Any]) -> list[str]:
+    return [b["text"] for b in blocks if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
+
+
+def _call_index(blocks: list[Any], tool_use_id: str) -> int | None:
+    return next((i for i, b in enumerate(blocks)
+                 if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("id") == tool_use_id), None)
+
+
+def _boundary(line: bytes) -> bool | None:
+    """True for a line that starts a turn or a context window (a prompt, a compaction), False
+    for another user line, None for neither. Tool results are known without parsing."""
+    if b'"compact_boundary"' not in line and (b'"user"' not in line or b'"tool_result"' in line):
+        return None if b'"user"' not in line else False
+    entry = _parse(line)
+    if entry is None:
+        return False
+    return entry.get("subtype") == "compact_boundary" or (entry.get("type") == "user" and _is_prompt(entry))
+
+
+class HistoryPoll:
+    """The history of one call, asked again and again while Claude Code has not flushed it.
+
+    The first ``poll`` reads the tail backwards, bounded (``history``), and keeps the text the
+    current turn has written so far; each later one reads only the bytes appended since and
+    goes on from there, so waiting for a lazy flush costs the new lines, not 8 MiB a poll.
+    ``bytes_read`` counts what was read.
+    """
+
+    def __init__(self, path: str, tool_use_id: str, max_bytes: int = MAX_SCAN) -> None:
+        self.path = path
+        self.call = tool_use_id
+        self.max_bytes = max_bytes
+        self.end = -1  # just past the last complete line read; -1: read backwards next time
+        self.texts: list[str] = []  # the current turn's text so far, oldest first
+        self.bytes_read = 0
+        self.info: dict[str, Any] = {}
+
+    def poll(self) -> str | None:
+        if self.end >= 0:
+            try:
+                return self._forward()
+            except _Restart:
+                pass
+        return self._backwards()
+
+    def _found(self, entry: dict[str, Any], before: list[str]) -> str:
+        model = (entry.get("message") or {}).get("model")
+        if isinstance(model, str) and model and not model.startswith("<"):
+            self.info["model"] = model
+        return _clip(before)
+
+    def _backwards(self) -> str | None:
+        needle = self.call.encode("utf-8")
+        texts: list[str] = []  # newest first, from the call back to its turn's start
+        tail: list[str] = []  # newest first, from the end back to the current turn's start
+        tail_done = False
+        found: dict[str, Any] | None = None
+        where: dict[str, int] = {}
+        try:
+            for line in lines_backwards(self.path, self.max_bytes, where):
+                if found is None:
+                    if needle in line and b'"assistant"' in line:
+                        entry = _parse(line)
+                        blocks = _content(entry) if entry and entry.get("type") == "assistant" else []
+                        idx = _call_index(blocks, self.call)
+                        if idx is not None:
+                            found = entry
+                            texts += reversed(_texts(blocks[:idx]))
+                            continue
+                    if tail_done:
+                        continue
+                    if b'"assistant"' in line:
+                        entry = _parse(line)
+                        if entry and entry.get("type") == "assistant":
+                            tail += reversed(_texts(_content(entry)))
+                    elif _boundary(line):
+                        tail_done = True
+                    if sum(len(t) for t in tail) > HISTORY_LIMIT:
+                        tail_done = True
+                    continue
+                if b'"assistant"' in line:
+                    entry = _parse(line)
+                    # (a subagent's own transcript is all isSidechain lines: they count here)
+                    if entry and entry.get("type") == "assistant":
+                        texts += reversed(_texts(_content(entry)))
+                elif _boundary(line):
+                    break
+                if sum(len(t) for t in texts) > HISTORY_LIMIT:
+                    break
+        except OSError:
+            return None
+        finally:
+            self.bytes_read += where.get("read", 0)
+        if found is not None:
+            texts.reverse()
+            return self._found(found, texts)
+        tail.reverse()
+        self.texts = tail
+        self.end = where.get("end", -1)
+        return None
+
+    def _forward(self) -> str | None:
+        needle = self.call.encode("utf-8")
+        try:
+            fd = open_regular(self.path)
+        except OSError:
+            return None
+        try:
+            size = os.fstat(fd).st_size
+            if size < self.end or size - self.end > self.max_bytes:
+                raise _Restart()  # replaced or truncated, or more came than a backward read costs
+            data = os.pread(fd, size - self.end, self.end) if size > self.end else b""
+        finally:
+            os.close(fd)
+        self.bytes_read += len(data)
+        last = data.rfind(b"\n")
+        if last < 0:
+            return None  # nothing new, or only a line still being written
+        self.end += last + 1
+        for line in data[:last].split(b"\n"):
+            if not line:
+                continue
+            if b'"assistant"' in line:
+                entry = _parse(line)
+                if not entry or entry.get("type") != "assistant":
+                    continue
+                blocks = _content(entry)
+                idx = _call_index(blocks, self.call) if needle in line else None
+                if idx is not None:
+                    return self._found(entry, self.texts + _texts(blocks[:idx]))
+                self.texts += _texts(blocks)
+                while len(self.texts) > 1 and sum(len(t) for t in self.texts[1:]) > HISTORY_LIMIT:
+                    del self.texts[0]
+            elif _boundary(line):
+                self.texts = []
+        return None
+
+
+class _Restart(Exception):
+    pass
+
+
 def history(path: str, tool_use_id: str, max_bytes: int = MAX_SCAN, info: dict[str, Any] | None = None) -> str | None:
     """The assistant text written in this turn before the call ``tool_use_id``.
 
     None when the call is not in the transcript (yet): Claude Code flushes lazily. ``info``, when
     given, receives the model that made the call.
     """
-    needle = tool_use_id.encode("utf-8")
-    texts: list[str] = []  # newest first
-    found = False
-    try:
-        for line in lines_backwards(path, max_bytes):
-            if not found:
-                if needle not in line or b'"assistant"' not in line:
-                    continue
-                entry = _parse(line)
-                if entry is None or entry.get("type") != "assistant":
-                    continue
-                blocks = _content(entry)
-                idx = next(
-                    (i for i, b in enumerate(blocks)
-                     if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("id") == tool_use_id),
-                    None,
-                )
-                if idx is None:
-                    continue
-                found = True
-                model = (entry.get("message") or {}).get("model")
-                if info is not None and isinstance(model, str) and model and not model.startswith("<"):
-                    info["model"] = model
-                for b in reversed(blocks[:idx]):
-                    if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str):
-                        texts.append(b["text"])
-                continue
-            if b'"assistant"' in line:
-                entry = _parse(line)
-                # (a subagent's own transcript is all isSidechain lines: they count here)
-                if entry and entry.get("type") == "assistant":
-                    for b in reversed(_content(entry)):
-                        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str):
-                            texts.append(b["text"])
-            elif b'"user"' in line or b'"compact_boundary"' in line:
-                entry = _parse(line)
-                if entry is None:
-                    continue
-                if entry.get("subtype") == "compact_boundary":
-                    break
-                if entry.get("type") == "user" and _is_prompt(entry):
-                    break
-            if sum(len(t) for t in texts) > HISTORY_LIMIT:
-                break
-    except OSError:
-        return None
-    if not found:
-        return None
-    texts.reverse()
-    return _clip(texts)
+    poll = HistoryPoll(path, tool_use_id, max_bytes)
+    found = poll.poll()
+    if info is not None:
+        info.update(poll.info)
+    return found
 
 
 def turn_summary(path: str, turn_id: str | None, max_bytes: int = MAX_SCAN) -> dict[str, Any]:

@@ -2,8 +2,9 @@
 
 HMAC-SHA256 with 32 random bytes kept in ``$JEVLIN_HOME/state/key`` (0600, created once).
 The same function serves ``jevlin-hooks context`` (the call id a search sends in-band) and the
-daemon (the call id shipped), so the two agree. HMAC is spelled out over ``_sha256`` because
-``hmac``/``hashlib`` cost more import time than a hook can spend.
+daemon (the call id shipped), so the two agree. HMAC is spelled out over ``paths.sha256`` (the
+interpreter's builtin module) because ``hmac``/``hashlib`` cost more import time than a hook can
+spend; tests/test_imports.py checks it against ``hmac``.
 """
 
 from __future__ import annotations
@@ -15,11 +16,6 @@ from jevlin_hooks.base import paths
 
 KEY_NAME = "key"
 KEY_BYTES = 32
-
-try:
-    from _sha256 import sha256 as _sha256
-except ImportError:  # pragma: no cover - interpreters built without the builtin module
-    from hashlib import sha256 as _sha256
 
 
 class KeyError_(PermissionError):
@@ -100,10 +96,9 @@ _OPAD = bytes(x ^ 0x5C for x in range(256))
 
 def hmac_sha256(key: bytes, msg: bytes) -> bytes:
     if len(key) > 64:
-        key = _sha256(key).digest()
+        key = paths.sha256(key)
     key = key.ljust(64, b"\0")
-    inner = _sha256(key.translate(_IPAD) + msg).digest()
-    return _sha256(key.translate(_OPAD) + inner).digest()
+    return paths.sha256(key.translate(_OPAD) + paths.sha256(key.translate(_IPAD) + msg))
 
 
 def hash_id(raw: str | None, key: bytes) -> str | None:
@@ -111,8 +106,3 @@ def hash_id(raw: str | None, key: bytes) -> str | None:
     if raw is None or raw == "":
         return None
     return hmac_sha256(key, str(raw).encode("utf-8", "surrogatepass")).hex()
-
-
-def sha256_hex(data: bytes) -> str:
-    """A plain SHA-256 digest in hex, without importing hashlib (the hook path's budget)."""
-    return _sha256(data).hexdigest()

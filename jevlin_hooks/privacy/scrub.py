@@ -97,7 +97,16 @@ def compiled() -> list[list[_Compiled]]:
 
 _NEEDS_MATCH = ("value", "entropy", "entropy32", "yamlblock")
 _ONE_BYTE = "jevlin-one-byte"
-codecs.register_error(_ONE_BYTE, lambda e: ("\x1a" * (e.end - e.start), e.end))  # type: ignore[arg-type]
+
+
+def _one_byte(e: UnicodeError) -> tuple[str, int]:
+    """What does not convert becomes one \\x1a per character (or byte), so offsets agree."""
+    if not isinstance(e, (UnicodeDecodeError, UnicodeEncodeError)):
+        raise e
+    return "\x1a" * (e.end - e.start), e.end
+
+
+codecs.register_error(_ONE_BYTE, _one_byte)
 _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
@@ -799,7 +808,7 @@ class _Offsets:
         b0 = self.b[i]
         if b0 == off:
             return self.c[i]
-        c = self.c[i] + _re2.BytesToCharLen(self.data, b0, off)
+        c: int = self.c[i] + _re2.BytesToCharLen(self.data, b0, off)
         self.b.insert(i + 1, off)
         self.c.insert(i + 1, c)
         return c

@@ -10,9 +10,12 @@ import sys
 import time
 from typing import Any
 
-from jevlin_hooks.base import config, spool
+from jevlin_hooks.base import config, paths, spool
 from jevlin_hooks.ship import daemon_state as status_file
-from jevlin_hooks.ship.service import LOCK_NAME, PID_NAME
+
+# from paths, not from service: `status` must not import the daemon (and its scrubbing engine)
+LOCK_NAME = paths.DAEMON_LOCK
+PID_NAME = paths.DAEMON_PID
 
 
 def running_pid(home: str) -> int | None:

@@ -34,7 +34,8 @@ def save(home: str, st: dict[str, Any]) -> None:
 
 def count_delivered(st: dict[str, Any], n: int) -> None:
     today = time.strftime("%Y-%m-%d", time.gmtime())
-    delivered = st.get("delivered") if isinstance(st.get("delivered"), dict) else {}
+    raw = st.get("delivered")
+    delivered: dict[str, int] = raw if isinstance(raw, dict) else {}
     delivered = {d: v for d, v in delivered.items() if d >= time.strftime("%Y-%m-%d", time.gmtime(time.time() - 7 * 86400))}
     delivered[today] = delivered.get(today, 0) + n
     st["delivered"] = delivered

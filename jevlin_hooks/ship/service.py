@@ -15,7 +15,6 @@ backoff. The current problem, if any, is kept in ``state/daemon.json`` for `stat
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import signal
@@ -23,16 +22,20 @@ import sys
 import threading
 import time
 import traceback
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jevlin_hooks.base import config, log, paths, spool
 from jevlin_hooks.privacy import ids, record
+from jevlin_hooks.ship import codec, housekeeping, quarantine
 from jevlin_hooks.ship import daemon_state as status_file
-from jevlin_hooks.ship import quarantine
+from jevlin_hooks.ship.acker import Acker
 from jevlin_hooks.ship.sinks import MIN_RETRY_AFTER_S, Result, Sink, from_config
 
+if TYPE_CHECKING:
+    from jevlin_hooks.capture.shapes import Record, State
+
 LOCK_NAME = paths.DAEMON_LOCK
-PID_NAME = "daemon.pid"
+PID_NAME = paths.DAEMON_PID
 SPOOL_FULL_FLAG = "spool_full"
 BACKOFF_BASE_S = 1.0
 MIN_DELAY_S = 0.1  # whatever the config says, a failing loop never spins
@@ -67,6 +70,8 @@ class Daemon:
         self.failed_once: str | None = None
         self.backlog: list[str] = []  # oldest-first names listed once, claimed over several batches
         self.last_sweep = 0.0
+        self.last_retention = 0.0
+        self.acker: Acker | None = None  # started with the loop (run)
         self.logged: set[str] = set()  # tracebacks already written, by where they happened
         self.quarantine_checked = False
 
@@ -102,6 +107,8 @@ class Daemon:
             return 0
         finally:
             self._watching(False)
+            if self.acker is not None:
+                self.acker.close()  # every acknowledged record deleted before anything goes back
             if self.sink is not None:
                 self.sink.close()
             for name, _ in self.inflight:  # not sent, or not acknowledged: waiting again, as `status` says
@@ -137,6 +144,7 @@ class Daemon:
             log.write(self.home, "daemon.log", f"cannot write state/{PID_NAME} ({exc.strerror}); running without it")
         self.st.pop("start_error", None)
         self.st.update(pid=os.getpid(), started=time.time(), running=True)
+        self.acker = Acker(self.home)
         status_file.save(self.home, self.st)
 
     def _cannot_start(self, exc: BaseException) -> int:
@@ -218,7 +226,7 @@ class Daemon:
         self.logged.clear()
 
     def _backoff(self, n: int) -> float:
-        delay = min(self.cfg["daemon"]["backoff_max_s"], BACKOFF_BASE_S * 2 ** min(n - 1, 20))
+        delay: float = min(self.cfg["daemon"]["backoff_max_s"], BACKOFF_BASE_S * 2 ** min(n - 1, 20))
         return max(MIN_DELAY_S, delay * random.uniform(0.5, 1.0))
 
     # --- the loop --------------------------------------------------------------------------
@@ -283,14 +291,14 @@ class Daemon:
         self._reload()
         if self.config_problem or not config.trace_on(self.cfg):
             self._trace_off(self.config_problem)
-            return None if self.once else self.cfg["daemon"]["rescan_s"]
+            return None if self.once else float(self.cfg["daemon"]["rescan_s"])
         self._clear_problem("config")
         self._check_size()
         self._sweep()
         now = time.time()
         if now < self.next_try:
             self._save_status()
-            return min(self.next_try - now, self.cfg["daemon"]["rescan_s"])
+            return min(self.next_try - now, float(self.cfg["daemon"]["rescan_s"]))
         limit = max(1, int(self.cfg["daemon"]["batch_size"]))
         if len(self.inflight) < limit:
             # Empty, or what is left of a batch that failed: fill it up, so a record that fails
@@ -308,7 +316,7 @@ class Daemon:
                 self._watching(True)
                 if spool.oldest(self.home, 1):
                     return 0  # queued while the watcher was starting: no event will come
-            return self.cfg["daemon"]["rescan_s"]
+            return float(self.cfg["daemon"]["rescan_s"])
         self._watching(False)
         spool.pin(self.home)
         try:
@@ -323,6 +331,8 @@ class Daemon:
         records wait in spool/held/ until the user releases them."""
         self.inflight = []
         self.backlog = []
+        if self.acker is not None:
+            self.acker.flush()  # what was delivered is deleted, not held
         held = spool.hold_all(self.home)
         reason = why or "trace is off"
         if held:
@@ -396,7 +406,7 @@ class Daemon:
     def _make_safe(self, name: str, raw: bytes, key: bytes, disabled: tuple[str, ...]) -> dict[str, Any] | None:
         """The safe form of a claimed record; None when it went to quarantine instead."""
         try:
-            rec = json.loads(raw.decode("utf-8", "replace"))
+            rec = codec.loads(raw)
         except ValueError:
             self._quarantine_raw(name, raw, "invalid record: not valid JSON", key)
             return None
@@ -493,7 +503,10 @@ class Daemon:
             log.write(self.home, "daemon.log", f"quarantined {quarantined} record(s) the {self.sink.name} sink refused "
                                                "(`jevlin-hooks quarantine list`)")
         done = [by_id[rid] for rid in result.accepted if rid in by_id]
-        spool.ack(self.home, done)
+        if self.acker is not None:
+            self.acker.ack(done)  # deleted in the background: the next batch need not wait on the disk
+        else:
+            spool.ack(self.home, done)
         if done:
             status_file.count_delivered(self.st, len(done))
             self.st["last_success"] = time.time()
@@ -529,7 +542,8 @@ class Daemon:
 
     def _sweep(self) -> None:
         """Close what crashed agents left open: a session with a turn or call still open and no
-        event for `abandon_after_s` ends as abandoned (its records queued like any other)."""
+        event for `abandon_after_s` ends as abandoned (its records queued like any other).
+        Only sessions in the open index are looked at; retention runs here too, hourly."""
         now = time.time()
         if now - self.last_sweep < 600 and not (self.once and self.last_sweep == 0):
             return
@@ -537,34 +551,36 @@ class Daemon:
         from jevlin_hooks.capture import engine, lineage
         from jevlin_hooks.capture import harness as harnesses
 
-        max_age = float(self.cfg["daemon"]["abandon_after_s"])
-        sdir = os.path.join(self.home, "sessions")
         try:
-            entries = [e for e in os.scandir(sdir) if e.name.endswith(".json")]
-        except OSError:
-            return
-        for e in entries:
+            housekeeping.build_open_index(self.home)
+        except OSError as exc:
+            log.write(self.home, "daemon.log", f"open-session index: {type(exc).__name__}")
+        max_age = float(self.cfg["daemon"]["abandon_after_s"])
+
+        def close(name: str, state: State) -> bool:
             try:
-                if now - e.stat(follow_symlinks=False).st_mtime < max_age:
-                    continue
-            except OSError:
-                continue
-            try:
-                self._close_abandoned(e.name[:-5], engine, lineage, harnesses, max_age)
+                return self._close_abandoned(state, engine, lineage, harnesses, max_age)
             except Exception as exc:  # noqa: BLE001 - one broken session must not stop the sweep
                 self._log_traceback("sweep", exc, f"{type(exc).__name__} closing an abandoned session; skipped")
+                return False
 
-    def _close_abandoned(self, name: str, engine: Any, lineage: Any, harnesses: Any, max_age: float) -> None:
-        state = lineage.read(self.home, name)
-        if not state or (state.get("turn") is None and not state.get("pending")):
-            return
+        housekeeping.sweep_abandoned(self.home, now, max_age, close)
+        if now - self.last_retention >= 3600 or (self.once and self.last_retention == 0):
+            self.last_retention = now
+            try:
+                housekeeping.retention(self.home, float(self.cfg["retention"]["days"]), now)
+            except OSError as exc:
+                log.write(self.home, "daemon.log", f"retention: {type(exc).__name__}")
+
+    def _close_abandoned(self, state: State, engine: Any, lineage: Any, harnesses: Any,
+                         max_age: float) -> bool:
         harness = state.get("harness", "")
         try:
             history_for = harnesses.get(harness).history_for
         except ValueError:
-            return  # a lineage file of a harness this version does not know
+            return False  # a lineage file of a harness this version does not know
 
-        def transition(st: dict[str, Any] | None) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        def transition(st: State | None) -> tuple[State | None, list[Record]]:
             if st is None:
                 return None, []
             recs = engine.close_stale(st, self.cfg, time.time(), max_age, history_for)
@@ -572,9 +588,10 @@ class Daemon:
 
         try:
             lineage.update(self.home, harness, state["session_id"], transition)
-            log.write(self.home, "daemon.log", f"closed an abandoned {harness} session")
         except (OSError, KeyError):
-            return
+            return False
+        log.write(self.home, "daemon.log", f"closed an abandoned {harness} session")
+        return True
 
     def _check_size(self) -> None:
         now = time.time()

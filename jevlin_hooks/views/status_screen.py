@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import os
 import time
 
@@ -20,6 +21,22 @@ def _age(seconds: float) -> str:
     return f"{int(seconds // 86400)}d ago"
 
 
+def _kept(home: str) -> list[tuple[float, str]]:
+    """(mtime, name) of every lineage file: the last write is the last event."""
+    out = []
+    try:
+        with os.scandir(os.path.join(home, "sessions")) as it:
+            for e in it:
+                if e.name.endswith(".json") and not e.name.startswith("."):
+                    try:
+                        out.append((e.stat(follow_symlinks=False).st_mtime, e.name[:-5]))
+                    except OSError:
+                        pass
+    except OSError:
+        pass
+    return out
+
+
 def lines(home: str) -> list[str]:
     out = [f"home      {home}"]
     cfg, why = config.settings(home, use_cache=False)
@@ -32,17 +49,19 @@ def lines(home: str) -> list[str]:
         trace = "on" if config.trace_on(cfg) else "off"
         out.append(f"trace     {trace}   sink: {cfg['ship']['sink']}   turn_end: "
                    f"{'on' if cfg['miner']['turn_end'] else 'off'}")
-    names = lineage.list_names(home)
+    # Names and mtimes only (no file read): with a year of sessions, reading every lineage file
+    # to print five cost seconds and hundreds of MB. Only the five printed are read.
+    kept = _kept(home)
     now = time.time()
-    states = [s for s in (lineage.read(home, n) for n in names) if s]
-    active = [s for s in states if s.get("status") == "active"]
-    searches = sum(s.get("searches", 0) for s in states)
-    out.append(f"threads   {len(states)} known, {len(active)} active, {searches} searches counted")
-    for s in sorted(states, key=lambda s: -s.get("updated", 0))[:5]:
+    out.append(f"threads   {len(kept)} kept, {len(lineage.open_names(home))} with a turn or search open")
+    for _, name in heapq.nlargest(5, kept):
+        s = lineage.read(home, name)
+        if not s:
+            continue
         turn = s.get("turn")
         out.append(
             f"  {s.get('harness', '?'):<11} {_age(now - s.get('updated', now)):>8}  "
-            f"window {s.get('window', 0)}  seq {s.get('seq', 0)}  turns {len(s.get('turns', []))}"
+            f"window {s.get('window', 0)}  seq {s.get('seq', 0)}  searches {s.get('searches', 0)}"
             f"{'  (turn open)' if turn else ''}  {s.get('status')}"
         )
     from jevlin_hooks.ship import control

@@ -47,16 +47,16 @@ class Turn:
 
     @property
     def start(self) -> float:
-        times = [_ts(s["ts"]) for s in self.searches]
+        times = [parse_ts(s["ts"]) for s in self.searches]
         if self.end is not None:
-            times.append(_ts(self.end["ts"]) - (self.end.get("duration_ms") or 0) / 1000)
+            times.append(parse_ts(self.end["ts"]) - (self.end.get("duration_ms") or 0) / 1000)
         return min(times) if times else 0.0
 
     @property
     def stop(self) -> float:
-        times = [_ts(s["ts"]) + (s.get("duration_ms") or 0) / 1000 for s in self.searches]
+        times = [parse_ts(s["ts"]) + (s.get("duration_ms") or 0) / 1000 for s in self.searches]
         if self.end is not None:
-            times.append(_ts(self.end["ts"]))
+            times.append(parse_ts(self.end["ts"]))
         return max(times) if times else 0.0
 
     @property
@@ -110,7 +110,7 @@ class Thread:
         return n + sum(c.abandoned() for t in self.turns for c in t.children)
 
 
-def _ts(value: str) -> float:
+def parse_ts(value: str) -> float:
     try:
         return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
     except (ValueError, AttributeError):
@@ -223,7 +223,7 @@ def rows(threads: dict[str, Thread], harness: str | None = None, since: float | 
             "abandoned": th.abandoned(),
             "last_active": datetime.fromtimestamp(th.stop, UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
         })
-    out.sort(key=lambda r: r["last_active"], reverse=True)
+    out.sort(key=lambda r: str(r["last_active"]), reverse=True)
     return out
 
 
@@ -232,7 +232,7 @@ def _clip(text: str | None, n: int) -> str:
     return text if len(text) <= n else text[: max(0, n - 1)] + "\u2026"
 
 
-def _dur(seconds: float) -> str:
+def fmt_duration(seconds: float) -> str:
     if seconds < 1:
         return f"{seconds * 1000:.0f}ms"
     if seconds < 120:
@@ -261,7 +261,7 @@ def render_rows(table: list[dict[str, Any]]) -> str:
         tok = f"{r['tokens']['input']}/{r['tokens']['output']}"
         flag = f" {r['abandoned']} abandoned" if r["abandoned"] else ""
         lines.append(f"{r['thread'][:12]:<12} {r['harness']:<11} {r['turns']:>5} {r['searches']:>4} {r['windows']:>3} "
-                     f"{_dur(r['duration_s']):>6} {tok:>11} {r['last_active'][:16].replace('T', ' '):<16}")
+                     f"{fmt_duration(r['duration_s']):>6} {tok:>11} {r['last_active'][:16].replace('T', ' '):<16}")
         lines.append(f"  {_clip(r['first_asked'] or '(turn ends are off: no prompt recorded)', 74)}{flag}")
     return inert("\n".join(lines))  # recorded text never drives the terminal
 
@@ -283,7 +283,7 @@ def render_text(th: Thread, width: int = 80, turn_end_hint: str = TURN_END_HINT)
             f"{windows_said(th.windows)}")
     out.append(head[:width])
     started = datetime.fromtimestamp(th.start, UTC).strftime("%Y-%m-%d %H:%M:%S")
-    out.append(f"started {started} UTC, lasted {_dur(max(0.0, th.stop - th.start))}"[:width])
+    out.append(f"started {started} UTC, lasted {fmt_duration(max(0.0, th.stop - th.start))}"[:width])
     out.append("\u2500" * width)
     _render_turns(th, out, "", width, textwrap)
     if not any(t.end for t in th.turns):
@@ -309,7 +309,7 @@ def _render_turns(th: Thread, out: list[str], indent: str, width: int, textwrap:
         bits = [f"turn {n}"]
         if t.outcome != "unknown":  # a subagent's run, or turn ends off: no outcome recorded
             bits.append(t.outcome if t.outcome == "completed" else t.outcome.upper())
-        bits.append(_dur(max(0.0, t.stop - t.start)))
+        bits.append(fmt_duration(max(0.0, t.stop - t.start)))
         if end.get("tools"):
             bits.append("tools " + ",".join(end["tools"]))
         if tok:
@@ -318,7 +318,7 @@ def _render_turns(th: Thread, out: list[str], indent: str, width: int, textwrap:
         if end.get("prompt"):
             out += _wrap(textwrap, "asked: " + end["prompt"], indent + "  ", width, 3)
         prev_window = t.window
-        items: list[tuple[float, Any]] = [(_ts(s["ts"]), s) for s in t.searches] + [(c.start, c) for c in t.children]
+        items: list[tuple[float, Any]] = [(parse_ts(s["ts"]), s) for s in t.searches] + [(c.start, c) for c in t.children]
         for _, item in sorted(items, key=lambda x: x[0]):
             if isinstance(item, Thread):
                 label = f"subagent {item.id[:10]}" + (f" ({item.agent_type})" if item.agent_type else "")
@@ -356,7 +356,7 @@ def _render_turns(th: Thread, out: list[str], indent: str, width: int, textwrap:
 def summarize(th: Thread) -> dict[str, Any]:
     """Stable JSON for diffing two runs of a task: no ids, no timestamps."""
     def one(t: Thread) -> dict[str, Any]:
-        turns = []
+        turns: list[dict[str, Any]] = []
         for turn in t.turns:
             turns.append({
                 "outcome": turn.outcome,

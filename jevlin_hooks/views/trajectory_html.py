@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from html import escape
 from typing import Any
 
-from jevlin_hooks.views.trajectory import MARK, Thread, Turn, _dur, _ts, compaction_said, windows_said
+from jevlin_hooks.views.trajectory import MARK, Thread, Turn, compaction_said, fmt_duration, parse_ts, windows_said
 
 CSS = """
 :root { --fg:#1d232a; --muted:#5f6b7a; --line:#d8dee6; --bg:#f6f8fa; --ok:#1f7a3d; --bad:#b42318; --warn:#9a6700;
@@ -60,7 +60,7 @@ def _turn(turn: Turn, n: int, out: list[str]) -> None:
     end = turn.end or {}
     out.append(f'<section class="turn" data-outcome="{escape(turn.outcome)}"><header><b>Turn {n}</b>'
                f"{pill(turn.outcome) if turn.outcome != 'unknown' else ''}"
-               f"<span class=\"d\">{_dur(max(0.0, turn.stop - turn.start))}</span>")
+               f"<span class=\"d\">{fmt_duration(max(0.0, turn.stop - turn.start))}</span>")
     if end.get("tools"):
         out.append(f'<span class="d">tools: {escape(", ".join(end["tools"]))}</span>')
     tok = end.get("tokens") or {}
@@ -70,7 +70,7 @@ def _turn(turn: Turn, n: int, out: list[str]) -> None:
     if end.get("prompt"):
         out.append(f'<div class="asked">{escape(end["prompt"])}</div>')
     window = turn.window
-    items: list[tuple[float, Any]] = [(_ts(s["ts"]), s) for s in turn.searches] + [(c.start, c) for c in turn.children]
+    items: list[tuple[float, Any]] = [(parse_ts(s["ts"]), s) for s in turn.searches] + [(c.start, c) for c in turn.children]
     for _, item in sorted(items, key=lambda x: x[0]):
         if isinstance(item, Thread):
             label = f"Subagent <code>{escape(item.id[:12])}</code>"
@@ -136,7 +136,7 @@ def render(th: Thread, back: str | None = None) -> str:
            '<div class="meta">'
            f"<span>{escape(th.harness)}</span><span>started {started}</span>"
            f"<span>{len(th.turns)} turn(s)</span><span>{len(th.all_searches())} search(es)</span>"
-           f"<span>{windows_said(th.windows)}</span><span>lasted {_dur(max(0.0, th.stop - th.start))}</span>"
+           f"<span>{windows_said(th.windows)}</span><span>lasted {fmt_duration(max(0.0, th.stop - th.start))}</span>"
            f"<span>tokens {tok['input']} in / {tok['output']} out</span></div>"]
     _turns(th, out)
     if not any(t.end for t in th.turns):

@@ -144,7 +144,7 @@ def make_handler(home: str) -> type[BaseHTTPRequestHandler]:
             try:
                 if url.path == "/":
                     q = parse_qs(url.query)
-                    body = list_page(home, (q.get("harness") or [None])[0] or None, (q.get("since") or [None])[0])
+                    body = list_page(home, (q.get("harness") or [""])[0] or None, (q.get("since") or [""])[0] or None)
                     self._send(HTTPStatus.OK, body)
                 elif url.path.startswith("/thread/"):
                     page = thread_page(home, url.path[len("/thread/"):])

@@ -26,7 +26,11 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from types import ModuleType
+    from jevlin_hooks.capture.harness import claude_code, codex, cursor, hermes, pi
+    from jevlin_hooks.capture.shapes import Harness
+
+    # mypy checks here that every harness module provides the whole interface
+    _ALL: tuple[Harness, ...] = (claude_code, codex, cursor, pi, hermes)
 
 # harness name -> module under jevlin_hooks.capture.harness
 MODULES = {
@@ -45,10 +49,11 @@ ENV_SESSION = {"claude-code": "CLAUDE_CODE_SESSION_ID", "codex": "CODEX_SESSION_
 ALIASES = {"codex-notify": "codex"}
 
 
-def get(name: str) -> ModuleType:
+def get(name: str) -> Harness:
     """The module for a harness name; ValueError for a name we do not know."""
     mod = MODULES.get(ALIASES.get(name, name))
     if mod is None:
         raise ValueError(f"unknown harness {name!r}")
     # __import__ rather than importlib: importlib is not loaded yet under `python -I -S`.
-    return __import__(f"jevlin_hooks.capture.harness.{mod}", fromlist=["NAME"])  # type: ignore[no-any-return]
+    harness: Harness = __import__(f"jevlin_hooks.capture.harness.{mod}", fromlist=["NAME"])
+    return harness

@@ -15,7 +15,10 @@ from jevlin_hooks.capture.harness import common
 # typing (which imports re) costs more than a hook's whole start-up budget: types only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
+
+    from jevlin_hooks.capture.shapes import Config, Event, Pending
 
 NAME = "claude-code"
 HISTORY_WAIT = 0.3  # Claude Code flushes its transcript about every 100 ms
@@ -57,7 +60,7 @@ def _status(tool_response: Any) -> str:
     return "ok"
 
 
-def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] | None:
+def normalize(payload: Any, cfg: Config, now: float) -> Event | None:
     """The normalized event, or None for an event we do not track (or cannot trust)."""
     if not isinstance(payload, dict):
         return None
@@ -89,17 +92,17 @@ def answer(payload: Any) -> list[str]:
     return []  # Claude Code reads no answer from these events: print nothing
 
 
-def route(ev: dict[str, Any], home: str) -> None:
+def route(ev: Event, home: str) -> None:
     pass  # subagent events already carry the root session_id and their agent_id
 
 
-def from_env(env: Any) -> tuple[str, str | None, str | None] | None:
+def from_env(env: Mapping[str, str]) -> tuple[str, str | None, str | None] | None:
     """The shell tool has the session (not which subagent: the pending call tells that)."""
     sid = env.get("CLAUDE_CODE_SESSION_ID")
     return (sid, None, None) if sid else None
 
 
-def enrich(ev: dict[str, Any], cfg: dict[str, Any]) -> None:
+def enrich(ev: Event, cfg: Config) -> None:
     """History for a search from the transcript; the turn's summary at Stop."""
     if ev.get("search") is not None and ev["kind"] in ("post_tool", "tool_failed"):
         ev["history"] = _history(ev, HISTORY_WAIT)
@@ -112,7 +115,7 @@ def enrich(ev: dict[str, Any], cfg: dict[str, Any]) -> None:
         ev["summary"] = _summary(ev, 0.0)
 
 
-def history_for(p: dict[str, Any]) -> str | None:
+def history_for(p: Pending) -> str | None:
     path = p.get("transcript_path")
     if not path or not p.get("call_id"):
         return None
@@ -124,7 +127,7 @@ def history_for(p: dict[str, Any]) -> str | None:
         return None
 
 
-def _history(ev: dict[str, Any], wait: float) -> str | None:
+def _history(ev: Event, wait: float) -> str | None:
     from jevlin_hooks.capture import transcript
 
     path = ev.get("agent_transcript_path") if ev.get("agent_id") else ev.get("transcript_path")
@@ -132,20 +135,20 @@ def _history(ev: dict[str, Any], wait: float) -> str | None:
     if not path or not call:
         return None
     deadline = time.monotonic() + wait
-    info: dict[str, Any] = {}
+    poll = transcript.HistoryPoll(path, call)  # after the first look, each poll reads only what was appended
     while True:
         try:
-            found = transcript.history(path, call, info=info)
+            found = poll.poll()
         except OSError:
             found = None
         if found is not None or time.monotonic() >= deadline:
-            if info.get("model") and not ev.get("model"):
-                ev["model"] = info["model"]  # the model that made this call, for host_meta
+            if poll.info.get("model") and not ev.get("model"):
+                ev["model"] = poll.info["model"]  # the model that made this call, for host_meta
             return found
         time.sleep(POLL)
 
 
-def _summary(ev: dict[str, Any], wait: float) -> dict[str, Any] | None:
+def _summary(ev: Event, wait: float) -> dict[str, Any] | None:
     from jevlin_hooks.capture import transcript
 
     path = ev.get("transcript_path")

@@ -18,7 +18,10 @@ from jevlin_hooks.capture.harness import common
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
+
+    from jevlin_hooks.capture.shapes import Config, Event, Pending
 
 NAME = "codex"
 
@@ -55,7 +58,7 @@ def _status(resp: Any) -> str:
     return "ok"
 
 
-def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] | None:
+def normalize(payload: Any, cfg: Config, now: float) -> Event | None:
     if not isinstance(payload, dict):
         return None
     if payload.get("type") == "agent-turn-complete":
@@ -71,7 +74,7 @@ def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] |
     return ev
 
 
-def _notify(payload: dict[str, Any], now: float) -> dict[str, Any] | None:
+def _notify(payload: dict[str, Any], now: float) -> Event | None:
     thread = common.text(payload, "thread-id")
     if thread is None:
         return None
@@ -108,7 +111,7 @@ def read_payload(invoked_as: str, argv: list[str]) -> bytes | None:
     return arg.encode("utf-8", "surrogatepass")
 
 
-def route(ev: dict[str, Any], home: str) -> None:
+def route(ev: Event, home: str) -> None:
     """A subagent's hooks already carry the root session and the child as agent_id; only
     `notify`, which names the child thread alone, needs the index."""
     from jevlin_hooks.capture import lineage
@@ -118,23 +121,24 @@ def route(ev: dict[str, Any], home: str) -> None:
         if idx and isinstance(idx.get("root"), str):
             ev["agent_id"] = ev["session_id"]
             ev["session_id"] = idx["root"]
-    elif ev.get("agent_id") and ev["kind"] in ("subagent_start", "prompt"):
-        lineage.write_index(home, "codex-thread", lineage.workspace_key(ev["agent_id"]), {"root": ev["session_id"]})
+    elif (child := ev.get("agent_id")) and ev["kind"] in ("subagent_start", "prompt"):
+        lineage.write_index(home, "codex-thread", lineage.workspace_key(child), {"root": ev["session_id"]})
 
 
-def enrich(ev: dict[str, Any], cfg: dict[str, Any]) -> None:
+def enrich(ev: Event, cfg: Config) -> None:
     """A turn's tokens from the rollout (Codex sends no assistant text before a call)."""
-    if ev["kind"] in ("stop", "stop_failure", "interrupt") and ev.get("transcript_path") and not ev.get("agent_id"):
+    path = ev.get("transcript_path")
+    if ev["kind"] in ("stop", "stop_failure", "interrupt") and path and not ev.get("agent_id"):
         from jevlin_hooks.capture import transcript
 
-        ev["summary"] = transcript.codex_turn_usage(ev["transcript_path"], ev.get("turn_id"))
+        ev["summary"] = transcript.codex_turn_usage(path, ev.get("turn_id"))
 
 
-def history_for(p: dict[str, Any]) -> str | None:
+def history_for(p: Pending) -> str | None:
     return None  # Codex writes no assistant text before a call: no history, by design
 
 
-def from_env(env: Any) -> tuple[str, str | None, str | None] | None:
+def from_env(env: Mapping[str, str]) -> tuple[str, str | None, str | None] | None:
     """The session, the child thread inside a subagent, and the exact call."""
     sid = env.get("CODEX_SESSION_ID")
     if not sid:

@@ -12,13 +12,15 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from jevlin_hooks.capture.shapes import Config, Event
+
 
 def text(d: dict[str, Any], key: str) -> str | None:
     v = d.get(key)
     return v if isinstance(v, str) and v else None
 
 
-def keep_result(ev: dict[str, Any], response: Any, cfg: dict[str, Any]) -> None:
+def keep_result(ev: Event, response: Any, cfg: Config) -> None:
     """A short summary of what the search returned, for the local store (capture/results.py)."""
     if cfg.get("privacy", {}).get("local_results", True):
         from jevlin_hooks.capture import results
@@ -27,9 +29,9 @@ def keep_result(ev: dict[str, Any], response: Any, cfg: dict[str, Any]) -> None:
 
 
 def event(payload: dict[str, Any], kind: str, now: float, session_id: str, turn_key: str,
-          cfg: dict[str, Any], status_of: Callable[[Any], str]) -> dict[str, Any]:
+          cfg: Config, status_of: Callable[[Any], str]) -> Event:
     agent_type = payload.get("agent_type")
-    ev: dict[str, Any] = {
+    ev: Event = {
         "kind": kind,
         "now": now,
         "session_id": session_id,
@@ -43,7 +45,8 @@ def event(payload: dict[str, Any], kind: str, now: float, session_id: str, turn_
     if kind == "session_start":
         ev["source"] = text(payload, "source") or "startup"
     elif kind == "prompt":
-        ev["prompt"] = payload.get("prompt") if isinstance(payload.get("prompt"), str) else ""
+        prompt = payload.get("prompt")
+        ev["prompt"] = prompt if isinstance(prompt, str) else ""
     elif kind in ("pre_tool", "post_tool", "tool_failed"):
         tool = text(payload, "tool_name") or ""
         tool_input = payload.get("tool_input")

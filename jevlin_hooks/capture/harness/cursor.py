@@ -15,7 +15,10 @@ from jevlin_hooks.capture import searchmatch
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
+
+    from jevlin_hooks.capture.shapes import Config, Event, Pending
 
 NAME = "cursor"
 
@@ -62,28 +65,31 @@ def _mcp_name(tool: str) -> str:
     return tool if tool.startswith("MCP:") else f"MCP:{tool}"
 
 
-def _tool_call(name: str, payload: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
+def _tool_call(ev: Event, name: str, payload: dict[str, Any], cfg: Config) -> None:
     """Tool name, query, command and call key of a tool event, whichever event shape it is."""
     search_cfg = cfg.get("search", {})
-    if name in ("beforeShellExecution", "afterShellExecution"):
-        command = _s(payload, "command") or ""
-        return {"tool_name": "Shell", "command": command, "call_key": f"shell:{command}",
-                "search": searchmatch.match_shell(command, search_cfg.get("shell_commands", []))}
-    if name in ("beforeMCPExecution", "afterMCPExecution"):
-        tool = _mcp_name(_s(payload, "tool_name") or "")
-        tool_input = payload.get("tool_input")
-        query = _classify_mcp(tool, tool_input, search_cfg)
-        return {"tool_name": tool, "call_key": f"mcp:{tool}:{_canon(tool_input)}", "search": query}
     tool = _s(payload, "tool_name") or ""
     tool_input = payload.get("tool_input")
-    if tool in ("Shell", "shell", "run_terminal_cmd"):
-        command = searchmatch.shell_command(tool_input)
-        return {"tool_name": "Shell", "command": command, "call_key": f"shell:{command}",
-                "search": searchmatch.match_shell(command, search_cfg.get("shell_commands", []))}
-    if tool.startswith("MCP:"):
-        return {"tool_name": tool, "call_key": f"mcp:{tool}:{_canon(tool_input)}",
-                "search": _classify_mcp(tool, tool_input, search_cfg)}
-    return {"tool_name": tool, "call_key": None, "search": searchmatch.classify(tool, tool_input, search_cfg)}
+    if name in ("beforeShellExecution", "afterShellExecution"):
+        _shell_call(ev, _s(payload, "command") or "", search_cfg)
+    elif name in ("beforeMCPExecution", "afterMCPExecution") or tool.startswith("MCP:"):
+        tool = _mcp_name(tool)
+        ev["tool_name"] = tool
+        ev["call_key"] = f"mcp:{tool}:{_canon(tool_input)}"
+        ev["search"] = _classify_mcp(tool, tool_input, search_cfg)
+    elif tool in ("Shell", "shell", "run_terminal_cmd"):
+        _shell_call(ev, searchmatch.shell_command(tool_input), search_cfg)
+    else:
+        ev["tool_name"] = tool
+        ev["call_key"] = None
+        ev["search"] = searchmatch.classify(tool, tool_input, search_cfg)
+
+
+def _shell_call(ev: Event, command: str, search_cfg: dict[str, Any]) -> None:
+    ev["tool_name"] = "Shell"
+    ev["command"] = command
+    ev["call_key"] = f"shell:{command}"
+    ev["search"] = searchmatch.match_shell(command, search_cfg.get("shell_commands", []))
 
 
 def _classify_mcp(tool: str, tool_input: Any, search_cfg: dict[str, Any]) -> str | None:
@@ -99,26 +105,27 @@ def _canon(value: Any) -> str:
     from jevlin_hooks.base import fastjson
 
     if isinstance(value, str):
+        text = value
         try:
-            value = fastjson.loads(value)
+            value = fastjson.loads(text)
         except ValueError:
-            return value
+            return text
     try:
         return fastjson.dumps(value, sort_keys=True)
     except (TypeError, ValueError):
         return ""
 
 
-def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] | None:
+def normalize(payload: Any, cfg: Config, now: float) -> Event | None:
     if not isinstance(payload, dict):
         return None
-    name = payload.get("hook_event_name")
-    kind = _KINDS.get(name)  # type: ignore[arg-type]
+    name = _s(payload, "hook_event_name") or ""
+    kind = _KINDS.get(name)
     conv = _s(payload, "conversation_id") or (_s(payload, "session_id") if name == "sessionStart" else None)
     if kind is None or conv is None or kind == "other":
         return None
     roots = payload.get("workspace_roots")
-    ev: dict[str, Any] = {
+    ev: Event = {
         "kind": kind,
         "now": now,
         "session_id": conv,
@@ -132,9 +139,10 @@ def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] |
     if kind == "session_start":
         ev["source"] = "startup"
     elif kind == "prompt":
-        ev["prompt"] = payload.get("prompt") if isinstance(payload.get("prompt"), str) else ""
+        prompt = payload.get("prompt")
+        ev["prompt"] = prompt if isinstance(prompt, str) else ""
     elif kind in ("pre_tool", "post_tool", "tool_failed"):
-        ev.update(_tool_call(name, payload, cfg))  # type: ignore[arg-type]
+        _tool_call(ev, name, payload, cfg)
         ev["tool_use_id"] = _s(payload, "tool_use_id")
         dur = payload.get("duration")
         if isinstance(dur, (int, float)) and not isinstance(dur, bool) and dur >= 0:
@@ -166,13 +174,14 @@ def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] |
     return ev
 
 
-def route(ev: dict[str, Any], home: str) -> None:
+def route(ev: Event, home: str) -> None:
     """A subagent is a conversation of its own, known from subagentStart or from its
     parent_conversation_id: its events go to the root conversation's lineage."""
     from jevlin_hooks.capture import lineage
 
-    if ev["kind"] == "subagent_start" and ev.get("agent_id"):
-        lineage.write_index(home, "cursor-child", lineage.workspace_key(ev["agent_id"]), {"root": ev["session_id"]})
+    child = ev.get("agent_id")
+    if ev["kind"] == "subagent_start" and child:
+        lineage.write_index(home, "cursor-child", lineage.workspace_key(child), {"root": ev["session_id"]})
         return
     root = ev.get("parent_conversation_id")
     if not root:
@@ -186,15 +195,15 @@ def route(ev: dict[str, Any], home: str) -> None:
                           "stop": "subagent_stop"}[ev["kind"]]
 
 
-def enrich(ev: dict[str, Any], cfg: dict[str, Any]) -> None:
+def enrich(ev: Event, cfg: Config) -> None:
     pass  # history arrives as events (afterAgentResponse, agent_message)
 
 
-def history_for(p: dict[str, Any]) -> str | None:
+def history_for(p: Pending) -> str | None:
     return None
 
 
-def from_env(env: Any) -> tuple[str, str | None, str | None] | None:
+def from_env(env: Mapping[str, str]) -> tuple[str, str | None, str | None] | None:
     return None  # Cursor's shell does not name the conversation: the pending call does
 
 

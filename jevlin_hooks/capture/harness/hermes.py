@@ -25,7 +25,10 @@ from jevlin_hooks.capture.harness import common
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
+
+    from jevlin_hooks.capture.shapes import Config, Event, Pending, Record, State
 
 NAME = "hermes"
 SHELL_TOOL = "terminal"
@@ -67,11 +70,11 @@ def turn_session(turn_id: str | None) -> str | None:
     return turn_id.split(":", 1)[0] or None
 
 
-def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] | None:
+def normalize(payload: Any, cfg: Config, now: float) -> Event | None:
     if not isinstance(payload, dict):
         return None
-    name = payload.get("hook_event_name")
-    kind = _KINDS.get(name)  # type: ignore[arg-type]
+    name = _s(payload, "hook_event_name") or ""
+    kind = _KINDS.get(name)
     sid = _s(payload, "session_id")
     if kind is None or sid is None:
         return None
@@ -79,7 +82,7 @@ def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] |
     if not isinstance(extra, dict):
         extra = {}
     turn_id = _s(extra, "turn_id") or _s(extra, "parent_turn_id")
-    ev: dict[str, Any] = {
+    ev: Event = {
         "kind": kind,
         "now": now,
         "session_id": sid,
@@ -127,8 +130,9 @@ def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] |
         ev["tool_use_id"] = _s(extra, "tool_call_id")
         search_cfg = cfg.get("search", {})
         if tool == SHELL_TOOL:
-            ev["command"] = searchmatch.shell_command(tool_input)
-            ev["search"] = searchmatch.match_shell(ev["command"], search_cfg.get("shell_commands", []))
+            command = searchmatch.shell_command(tool_input)
+            ev["command"] = command
+            ev["search"] = searchmatch.match_shell(command, search_cfg.get("shell_commands", []))
         else:
             ev["search"] = searchmatch.classify(tool, tool_input, search_cfg)
         if kind == "post_tool":
@@ -212,7 +216,7 @@ def thread_of(home: str, sid: str) -> str:
     return root if isinstance(root, str) and root else sid
 
 
-def route(ev: dict[str, Any], home: str) -> None:
+def route(ev: Event, home: str) -> None:
     """Map a rotated session id onto its thread, and link a subagent's session to its parent."""
     from jevlin_hooks.capture import lineage
 
@@ -228,15 +232,17 @@ def route(ev: dict[str, Any], home: str) -> None:
             thread = prior
     ev["session_id"] = thread
     ev["window_id"] = sid
-    if ev["kind"] == "subagent_start" and ev.get("agent_id"):
-        parent = lineage.read(home, lineage.file_name(NAME, thread)) or {}
-        lineage.write_index(home, "hermes-child", _alias_key(ev["agent_id"]),
-                            {"parent": thread, "call": parent.get("last_agent_call"), "turn": ev.get("turn_id")})
+    child = ev.get("agent_id")
+    if ev["kind"] == "subagent_start" and child:
+        parent = lineage.read(home, lineage.file_name(NAME, thread))
+        lineage.write_index(home, "hermes-child", _alias_key(child),
+                            {"parent": thread, "call": parent.get("last_agent_call") if parent else None,
+                             "turn": ev.get("turn_id")})
         ev["window_id"] = None  # sent with the parent's id: says nothing about its window
     elif ev["kind"] == "subagent_stop":
         ev["window_id"] = None
-        if ev.get("agent_id"):
-            _end_child(home, ev["agent_id"], ev["now"])
+        if child:
+            _end_child(home, child, ev["now"])
     elif ev.get("platform") == "subagent" or ev["kind"] in ("prompt", "session_start"):
         link = lineage.read_index(home, "hermes-child", _alias_key(thread))
         if link and isinstance(link.get("parent"), str):
@@ -256,9 +262,9 @@ def _end_child(home: str, child: str, now: float) -> None:
         cfg = config.load(home)
     except (config.ConfigError, OSError):
         cfg = config.defaults()
-    end = {"kind": "session_end", "now": now, "session_id": child}
+    end: Event = {"kind": "session_end", "now": now, "session_id": child}
 
-    def transition(state: dict[str, Any] | None) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    def transition(state: State | None) -> tuple[State | None, list[Record]]:
         if state is None or state.get("status") == "ended":
             return state, []
         return engine.apply(NAME, state, end, cfg)
@@ -266,15 +272,15 @@ def _end_child(home: str, child: str, now: float) -> None:
     lineage.update(home, NAME, child, transition)
 
 
-def enrich(ev: dict[str, Any], cfg: dict[str, Any]) -> None:
+def enrich(ev: Event, cfg: Config) -> None:
     pass  # history arrives as events (post_api_request)
 
 
-def history_for(p: dict[str, Any]) -> str | None:
+def history_for(p: Pending) -> str | None:
     return None  # the history was snapshotted when the call started
 
 
-def from_env(env: Any) -> tuple[str, str | None, str | None] | None:
+def from_env(env: Mapping[str, str]) -> tuple[str, str | None, str | None] | None:
     """Only a hint: Hermes's tool shell keeps the old id after a rotation and the child's id
     after a subagent started. context.py resolves rotations through the alias index and checks
     the parent thread's pending calls by command text."""

@@ -30,13 +30,20 @@ from jevlin_hooks.capture.harness import common
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
     from typing import Any
+
+    from jevlin_hooks.capture.shapes import Config, Event, Pending
 
 NAME = "pi"
 ENV_SESSION = "JEVLIN_PI_SESSION_ID"
 SESSION_FILE_LIMIT = 256 << 20  # read back at most this much of a session file
 HEADER_LIMIT = 64 << 10
 STREAM_END = "jevlin_stream_end"  # our own: Pi's stream ended without this session's shutdown
+
+
+def _d(v: Any) -> dict[str, Any]:
+    return v if isinstance(v, dict) else {}
 
 
 def _s(d: Any, key: str) -> str | None:
@@ -76,7 +83,7 @@ def _summary(messages: Any) -> dict[str, Any]:
     for m in messages if isinstance(messages, list) else []:
         if not isinstance(m, dict) or m.get("role") != "assistant":
             continue
-        usage = m.get("usage") if isinstance(m.get("usage"), dict) else {}
+        usage = _d(m.get("usage"))
         for ours, theirs in (("input", "input"), ("output", "output"), ("cache_read", "cacheRead"),
                              ("cache_creation", "cacheWrite")):
             v = usage.get(theirs)
@@ -89,18 +96,18 @@ def _summary(messages: Any) -> dict[str, Any]:
     return {"tokens": tokens, "model": model, "last_text": last}
 
 
-def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] | None:
+def normalize(payload: Any, cfg: Config, now: float) -> Event | None:
     if not isinstance(payload, dict):
         return None
-    event = payload.get("event")
-    ctx = payload.get("ctx") if isinstance(payload.get("ctx"), dict) else {}
-    jv = payload.get("jv") if isinstance(payload.get("jv"), dict) else {}
+    event = _d(payload.get("event"))
+    ctx = _d(payload.get("ctx"))
+    jv = _d(payload.get("jv"))
     sid = _s(ctx, "sessionId")
     etype = _s(event, "type")
     if sid is None or etype is None:
         return None
     model = ctx.get("model")
-    ev: dict[str, Any] = {
+    ev: Event = {
         "kind": "other",
         "now": now,
         "session_id": sid,
@@ -113,7 +120,7 @@ def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] |
     if etype == "session_start":
         ev["kind"] = "session_start"
         ev["source"] = _s(event, "reason") or "startup"
-        header = ctx.get("header") if isinstance(ctx.get("header"), dict) else {}
+        header = _d(ctx.get("header"))
         parent_file = _s(header, "parentSession")
         if parent_file is None and ev["source"] == "fork":
             parent_file = _s(event, "previousSessionFile")  # /fork at the first message names none
@@ -125,7 +132,7 @@ def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] |
         ev["pi_file_size"] = size if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else 0
         return ev
     if etype == "message_end":
-        message = event.get("message") if isinstance(event.get("message"), dict) else {}
+        message = _d(event.get("message"))
         role = message.get("role")
         if role == "user" and jv.get("prompt") is True:
             ev["kind"] = "prompt"
@@ -152,7 +159,7 @@ def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] |
             if ev["search"] is not None:
                 common.keep_result(ev, event.get("content"), cfg)
         elif etype == "tool_execution_end":
-            result = event.get("result") if isinstance(event.get("result"), dict) else {}
+            result = _d(event.get("result"))
             ev["status"] = _status(event.get("isError"), result.get("content"))
             if ev["search"] is not None:
                 common.keep_result(ev, result.get("content"), cfg)
@@ -162,9 +169,10 @@ def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] |
         first_user = next((m for m in messages if isinstance(m, dict) and m.get("role") == "user"), None) \
             if isinstance(messages, list) else None
         ev["turn_id"] = turn_id(sid, first_user)
-        ev["summary"] = _summary(messages)
-        ev["last_message"] = ev["summary"]["last_text"]
-        ev["model"] = ev["summary"]["model"] or ev["model"]
+        summary = _summary(messages)
+        ev["summary"] = summary
+        ev["last_message"] = summary["last_text"]
+        ev["model"] = summary["model"] or ev["model"]
         last = next((m for m in reversed(messages) if isinstance(m, dict) and m.get("role") == "assistant"), None) \
             if isinstance(messages, list) else None
         reason = _s(last, "stopReason")
@@ -190,7 +198,7 @@ def normalize(payload: Any, cfg: dict[str, Any], now: float) -> dict[str, Any] |
 def closing_payload(last: dict[str, Any]) -> dict[str, Any] | None:
     """What to apply when Pi's stream ends (Pi exited) and this session never shut down: Pi
     was killed (SIGINT skips session_shutdown), so what is still open was abandoned."""
-    ctx = last.get("ctx") if isinstance(last.get("ctx"), dict) else {}
+    ctx = _d(last.get("ctx"))
     if _s(ctx, "sessionId") is None:
         return None
     return {"event": {"type": STREAM_END}, "ctx": {"sessionId": ctx["sessionId"]}}
@@ -200,21 +208,23 @@ def answer(payload: Any) -> list[str]:
     return []  # acks are written by the stream loop, not per event
 
 
-def route(ev: dict[str, Any], home: str) -> None:
+def route(ev: Event, home: str) -> None:
     pass  # a child pi is a session of its own; its parent comes with session_start
 
 
-def enrich(ev: dict[str, Any], cfg: dict[str, Any]) -> None:
+def enrich(ev: Event, cfg: Config) -> None:
     """On session start: what Pi's own session file says (window, seq, where it was forked from)."""
     if ev["kind"] != "session_start":
         return
     path = ev.get("pi_session_file")
-    if path and ev.get("pi_file_size"):
-        own = read_back(path, cfg, _entry_ids(ev.get("pi_parent_file")), ev["pi_file_size"])
+    size = ev.get("pi_file_size")
+    if path and size:
+        own = read_back(path, cfg, _entry_ids(ev.get("pi_parent_file")), size)
         if own is not None:
             ev["resume"] = own
-    if ev.get("pi_parent_file"):
-        header = read_header(ev["pi_parent_file"])
+    parent_file = ev.get("pi_parent_file")
+    if parent_file:
+        header = read_header(parent_file)
         parent = _s(header, "id")
         if parent and parent != ev["session_id"]:
             ev["forked_from"] = parent
@@ -233,7 +243,7 @@ def read_header(path: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) and value.get("type") == "session" else None
 
 
-def _entries(path: str, size: int = SESSION_FILE_LIMIT) -> Any:
+def _entries(path: str, size: int = SESSION_FILE_LIMIT) -> Iterator[dict[str, Any]]:
     """The entries in the first ``size`` bytes of a session file (whole lines only)."""
     from jevlin_hooks.base import fastjson
     from jevlin_hooks.capture.transcript import open_regular
@@ -286,13 +296,13 @@ def read_back(path: str, cfg: dict[str, Any], inherited: set[str], size: int) ->
     return {"compactions": compactions, "seq": seq}
 
 
-def history_for(p: dict[str, Any]) -> str | None:
+def history_for(p: Pending) -> str | None:
     """A call closed later (interrupted, abandoned): the text snapshotted when it started."""
     h = p.get("history")
     return h if isinstance(h, str) else None
 
 
-def from_env(env: Any) -> tuple[str, str | None, str | None] | None:
+def from_env(env: Mapping[str, str]) -> tuple[str, str | None, str | None] | None:
     """Our extension exports the session id into Pi's environment; every tool shell inherits it."""
     sid = env.get(ENV_SESSION)
     return (sid, None, None) if sid else None
