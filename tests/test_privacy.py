@@ -274,3 +274,12 @@ def test_preview_end_to_end_leaks_nothing(probe_home):
     for raw in (sid, "turn-raw-0001", "toolu_raw_0001", OPENAI, GH, AWS_SECRET, AWS_ID, "alice"):
         assert raw not in out, raw
     assert "nothing was sent" in p.stderr
+
+
+def test_a_url_path_ending_in_token_is_not_a_credential_in_prose():
+    from jevlin_hooks.privacy import scrub
+
+    text = "token_url=https://auth.example.com/oauth/token region=eu-west-1"
+    assert scrub.scrub(text)[0] == text
+    clean, _ = scrub.scrub("then the token x9Y8z7W6v5 expired")
+    assert "x9Y8z7W6v5" not in clean

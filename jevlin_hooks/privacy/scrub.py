@@ -95,7 +95,7 @@ def compiled() -> list[list[_Compiled]]:
     return _COMPILED
 
 
-_NEEDS_MATCH = ("value", "entropy", "entropy32", "yamlblock")
+_NEEDS_MATCH = ("value", "entropy", "entropy32", "yamlblock", "prose")
 _ONE_BYTE = "jevlin-one-byte"
 
 
@@ -507,6 +507,8 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         v = value.rstrip(".:!?)")
         if _placeholder(v) or v.lower() in _STOPWORDS or _SNAKE.match(v) or "/" in v:
             return False
+        if m is not None and m.start() > 0 and text[m.start() - 1] in "/\\":
+            return False  # .../oauth/token region=eu-west-1: the end of a path, not prose
         has_digit = any(map(str.isdigit, v))
         has_symbol = any(not c.isalnum() for c in v)
         mixed = any(map(str.isupper, v[1:])) and any(map(str.islower, v))
@@ -830,6 +832,9 @@ class _Groups:
 
     def end(self, i: int) -> int:
         return self.pos.char(self.spans[i][1])
+
+    def start(self, i: int = 0) -> int:
+        return self.pos.char(self.spans[i][0])
 
 
 def merge(findings: list[Finding]) -> list[Finding]:
