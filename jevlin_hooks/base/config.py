@@ -166,18 +166,6 @@ def _open_config(path: str) -> tuple[int, list[int]] | None:
     return fd, [st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_mode, st.st_uid]
 
 
-def _read_fd(fd: int, limit: int = 1 << 20) -> bytes:
-    chunks = []
-    total = 0
-    while total < limit:
-        chunk = os.read(fd, min(1 << 16, limit - total))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        total += len(chunk)
-    return b"".join(chunks)
-
-
 def _cache_read(home: str) -> Any:
     try:
         sfd = paths.open_dir(home, "state", create=False)
@@ -221,7 +209,7 @@ def load(home: str | None = None, use_cache: bool = True) -> dict[str, Any]:
                     err = ConfigError(cached["error"])
                     err.fresh = False
                     raise err
-        data = _read_fd(fd)
+        data = paths.read_fd(fd, 1 << 20, 1 << 16)  # a config over 1 MiB is cut, then fails to parse
     finally:
         os.close(fd)
     try:

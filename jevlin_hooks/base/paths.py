@@ -112,18 +112,23 @@ def open_dir(base: str, *parts: str, create: bool = True) -> int:
         raise
 
 
+def read_fd(fd: int, limit: int, chunk_size: int = 1 << 20) -> bytes:
+    """At most ``limit`` bytes from an open file, whatever its size claims to be."""
+    chunks = []
+    total = 0
+    while total < limit:
+        chunk = os.read(fd, min(chunk_size, limit - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
+
+
 def read_bytes(dir_fd: int, name: str, limit: int = 64 << 20) -> bytes:
     fd = os.open(name, _O_READ, dir_fd=dir_fd)
     try:
-        chunks = []
-        total = 0
-        while total < limit:
-            chunk = os.read(fd, min(1 << 20, limit - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-        return b"".join(chunks)
+        return read_fd(fd, limit)
     finally:
         os.close(fd)
 
