@@ -118,7 +118,8 @@ class Hermes:
     def chat(self, prompt: str, *extra: str) -> str:
         """`hermes chat -q` (one turn, then exit); returns the session id Hermes printed."""
         p = subprocess.run([HERMES, "chat", "-Q", *extra, "-q", prompt], cwd=self.work, env=self.env,
-                           capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL)
+                           capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL,
+                           start_new_session=True)
         assert p.returncode == 0, (p.stdout[-3000:], p.stderr[-3000:])
         found = re.findall(r"session_id: (\S+)", p.stdout + p.stderr)
         assert found, (p.stdout[-2000:], p.stderr[-2000:])
@@ -126,7 +127,7 @@ class Hermes:
 
     def oneshot(self, prompt: str) -> None:
         p = subprocess.run([HERMES, "-z", prompt], cwd=self.work, env=self.env, capture_output=True, text=True,
-                           timeout=240, stdin=subprocess.DEVNULL)
+                           timeout=240, stdin=subprocess.DEVNULL, start_new_session=True)
         assert p.returncode == 0, (p.stdout[-3000:], p.stderr[-3000:])
 
     def records(self, kind: str | None = None) -> list[dict[str, Any]]:

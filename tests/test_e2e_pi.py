@@ -109,7 +109,7 @@ class Pi:
 
     def run(self, *args: str, rc: int = 0) -> subprocess.CompletedProcess[str]:
         p = subprocess.run([PI, *args], cwd=self.work, env=self.env, capture_output=True, text=True, timeout=180,
-                           stdin=subprocess.DEVNULL)
+                           stdin=subprocess.DEVNULL, start_new_session=True)
         assert p.returncode == rc, (p.stdout[-3000:], p.stderr[-3000:])
         assert "Extension error" not in p.stderr and "jevlin" not in p.stderr, p.stderr[-3000:]
         self.wait_recorders()
@@ -209,7 +209,7 @@ def test_continue_keeps_the_thread_and_seq_goes_on(tmp_path, srv):
 def rpc(pi: Pi, steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Drive `pi --mode rpc`: each prompt waits for its agent_end and for Pi to be idle again."""
     proc = subprocess.Popen([PI, "--mode", "rpc"], cwd=pi.work, env=pi.env, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
     seen: list[dict[str, Any]] = []
     n = 0
 
@@ -305,7 +305,10 @@ def test_a_child_pi_records_its_parent(tmp_path, srv):
 def test_a_killed_pi_closes_its_open_search(tmp_path, srv, sig, rc, status):
     """SIGINT kills `pi -p` without session_shutdown (the stream's end tells); SIGTERM sends it."""
     pi = Pi(tmp_path, srv)
+    # its own session: pi stops its tool's process group on a signal, and that group must not be
+    # pytest's
     proc = subprocess.Popen([PI, "-p", "SLOW_PLEASE"], cwd=pi.work, env=pi.env, stdin=subprocess.DEVNULL,
+                            start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

@@ -116,7 +116,9 @@ function flush(s, deadline) {
         return false;
       }
       s.pending = [];
-      try { s.child.kill(); } catch {}
+      // Only a recorder that really started: after a failed spawn (a missing interpreter) the
+      // child has no pid, and kill() would reach kill(0): pi's whole process group.
+      try { if (Number.isInteger(s.child.pid) && s.child.pid > 0) s.child.kill(); } catch {}
       drop(s);
       return false;
     }
