@@ -20,6 +20,14 @@ def write(home: str, name: str, line: str) -> None:
     except OSError:
         return
     try:
+        _append(dfd, name, line)
+    finally:
+        os.close(dfd)
+
+
+def _append(dfd: int, name: str, line: str) -> None:
+    """One stamped line at the end of ``logs/<name>``, rotated past MAX_BYTES; never raises."""
+    try:
         try:
             if os.stat(name, dir_fd=dfd, follow_symlinks=False).st_size > MAX_BYTES:
                 os.rename(name, name + ".1", src_dir_fd=dfd, dst_dir_fd=dfd)
@@ -38,31 +46,30 @@ def write(home: str, name: str, line: str) -> None:
             os.close(fd)
     except OSError:
         pass
-    finally:
-        os.close(dfd)
 
 
 def write_once(home: str, name: str, line: str) -> None:
     """``write``, unless this same line was the last one written through here (a reason that
     holds for every event, such as a bad ``JEVLIN_TRACE``, is logged once, not per event)."""
     marker = f".{name}.once"
+    data = line.encode("utf-8", "replace")
     try:
         dfd = paths.open_dir(home, "logs")
     except OSError:
         return
     try:
         try:
-            if paths.read_bytes(dfd, marker, limit=4096) == line.encode("utf-8", "replace"):
+            if paths.read_bytes(dfd, marker, limit=4096) == data:
                 return
         except OSError:
             pass
         try:
-            paths.write_atomic(dfd, marker, line.encode("utf-8", "replace"))
+            paths.write_atomic(dfd, marker, data)
         except OSError:
             pass
+        _append(dfd, name, line)  # the directory already open: no second open_dir
     finally:
         os.close(dfd)
-    write(home, name, line)
 
 
 def describe(exc: BaseException) -> str:

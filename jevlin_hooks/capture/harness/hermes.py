@@ -138,9 +138,10 @@ def normalize(payload: Any, cfg: Config, now: float) -> Event | None:
         if kind == "post_tool":
             dur = _int(extra, "duration_ms")
             ev["duration_ms"] = dur if dur is not None and dur >= 0 else None
-            ev["status"] = _post_status(extra)
+            result = _result(extra)  # parsed once: the status and the summary both read it
+            ev["status"] = _post_status(extra, result)
             if ev["search"] is not None:
-                common.keep_result(ev, _result(extra), cfg)
+                common.keep_result(ev, result, cfg)
     elif kind in ("subagent_start", "subagent_stop"):
         ev["agent_id"] = _s(extra, "child_session_id")
         ev["agent_type"] = _s(extra, "child_role")
@@ -166,18 +167,11 @@ def _result(extra: dict[str, Any]) -> Any:
     return result
 
 
-def _post_status(extra: dict[str, Any]) -> str:
+def _post_status(extra: dict[str, Any], result: Any) -> str:
+    """``result`` is ``_result(extra)``: a terminal's JSON string already parsed."""
     status = _STATUS.get(_s(extra, "status") or "ok", "error")
     if status != "ok":
         return status
-    result = extra.get("result")
-    if isinstance(result, str) and result.startswith("{"):
-        from jevlin_hooks.base import fastjson
-
-        try:
-            result = fastjson.loads(result)
-        except ValueError:
-            return status
     if isinstance(result, dict):
         # a command exiting non-zero is still status "ok" to Hermes; its exit code says otherwise
         code = result.get("exit_code")
