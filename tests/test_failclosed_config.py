@@ -240,19 +240,32 @@ def test_as_another_user_our_home_is_not_theirs(tmp_path):
 
 
 def _as_another_user(home: str) -> None:
-    os.chmod(os.path.dirname(home), 0o755)
+    base = os.path.dirname(home)
+    os.chmod(base, 0o755)
     os.makedirs(home, mode=0o755)  # readable for the other user, so the refusal is ours, not EACCES
+    # The checkout may sit in a directory the other user cannot enter (a 0700 temp dir): give it
+    # a readable copy of the package to run, as an install in site-packages would be.
+    pkg = os.path.join(base, "pkg")
+    shutil.copytree(os.path.dirname(os.path.dirname(os.path.dirname(replay.ENTRY))) + "/jevlin_hooks",
+                    os.path.join(pkg, "jevlin_hooks"), ignore=shutil.ignore_patterns("__pycache__"))
+    for root, _dirs, files in os.walk(pkg):
+        os.chmod(root, 0o755)
+        for name in files:
+            os.chmod(os.path.join(root, name), 0o644)
+    entry = os.path.join(pkg, "jevlin_hooks", "capture", "entry.py")
+    cli = [sys.executable, "-I", "-S", "-c",
+           f"import sys; sys.path.insert(0, {pkg!r}); from jevlin_hooks.cli import main; sys.exit(main())"]
     write_config(home, PROBE_CONFIG)
     basic_session(home)
     before = sorted(os.listdir(home))
     payload = replay.scenario_events("basic")[0][1]
-    env = {**os.environ, "JEVLIN_HOME": home, "HOME": os.path.dirname(home)}
+    env = {**os.environ, "JEVLIN_HOME": home, "HOME": base}
     p = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                        sys.executable, "-I", "-S", replay.ENTRY, "claude-code"],
+                        sys.executable, "-I", "-S", entry, "claude-code"],
                        input=json.dumps(payload).encode(), env=env, capture_output=True, timeout=60)
-    assert p.returncode == 0 and p.stdout == b""
+    assert p.returncode == 0 and p.stdout == b"", p.stderr
     assert sorted(os.listdir(home)) == before
-    p = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *CLI, "status"],
+    p = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *cli, "status"],
                        env=env, capture_output=True, text=True, timeout=60)
     assert f"JEVLIN_HOME {home} is owned by uid 0, not you (uid 65534): refused" in p.stdout
 
