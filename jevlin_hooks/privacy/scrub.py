@@ -28,7 +28,7 @@ import ahocorasick_rs
 import re2
 from re2 import _re2
 
-from jevlin_hooks.privacy import pii
+from jevlin_hooks.privacy import pii, prefilter
 from jevlin_hooks.privacy.rules import RULES, Rule
 
 
@@ -55,6 +55,7 @@ class _Compiled:
     needs_match: bool
     word_start: bool  # the pattern began with \b, checked in Python (see compiled())
     unicode: bool  # the pattern holds non-ASCII literals (credential words in other scripts)
+    pid: int  # this pattern's number in the Hyperscan prefilter
 
 
 _COMPILED: list[list[_Compiled]] | None = None
@@ -62,6 +63,24 @@ _GATE: Any = None
 _ALWAYS: list[int] = []  # rules with no keyword: they run on every text
 _BY_KEYWORD: dict[str, list[int]] = {}
 _GATE_WORDS: list[str] = []
+# Hyperscan's keyword gate and pattern prefilter (prefilter.py), None without Hyperscan: the same
+# output either way. Prefiltered: the rules whose RE2 pass often finds nothing on agent text and
+# costs more than the rule adds to Hyperscan's one pass (measured pattern by pattern on
+# bench/scrub_speed.py's mixes). Left out: rules that match in nearly every text (quoted-high-entropy,
+# credential-assignment, ipv4, ...: a prefilter cannot save their pass), rules that cost Hyperscan
+# about what they cost RE2 (e-mail, IPv6, the YAML block), and rules RE2 skips through by memchr.
+_PF: prefilter.Prefilter | None = None
+_PREFILTERED = frozenset((
+    "1password-token", "api-header", "artifactory-token", "aws-access-key-id", "aws-secret-access-key",
+    "basic-auth-flag", "basic-auth-flag-quoted", "beamer-token", "bearer-token", "dev-platform-token",
+    "discord-token", "doppler-token", "facebook-token", "github-token", "gitlab-token", "huggingface-token", "iban",
+    "intra42-secret", "jwt-base64", "kubeadm-token", "kubernetes-secret-data", "langsmith-key", "llm-provider-key",
+    "llm-provider-key-2", "lob-gocardless-key", "mailchimp-key", "mailgun-key", "mapbox-token", "newrelic-key",
+    "octopus-key", "okta-token", "payment-card", "phone-number", "settlemint-token", "shopify-token",
+    "sonarqube-token", "stripe-key", "telegram-bot-token", "twilio-key", "url-credentials", "vault-token",
+    "yandex-token",
+))
+_LOCATED = ("i18n", "phonelabel")  # rules that take their positions from the gate's words
 # One-character keywords ("." ":" "=" "@"): a plain `in` test each (memchr), since the automaton
 # would report every one of their thousands of occurrences.
 _COMMON = frozenset(k for r in RULES for k in r.keywords if k.isascii() and len(k) == 1)
@@ -70,7 +89,7 @@ _COMMON = frozenset(k for r in RULES for k in r.keywords if k.isascii() and len(
 def compiled() -> list[list[_Compiled]]:
     """Each rule's patterns (one per vendor prefix, see _alternatives), compiled once for bytes,
     and the keyword automaton."""
-    global _COMPILED, _GATE
+    global _COMPILED, _GATE, _PF
     if _COMPILED is None:
         words = sorted({k for r in RULES for k in r.keywords if k not in _COMMON}, key=len, reverse=True)
         _GATE_WORDS[:] = words
@@ -81,6 +100,8 @@ def compiled() -> list[list[_Compiled]]:
             for k in r.keywords:
                 _BY_KEYWORD.setdefault(k, []).append(i)
         out: list[list[_Compiled]] = []
+        to_prefilter: list[tuple[int, str]] = []
+        pid = 0
         for r in RULES:
             groups = r.group if isinstance(r.group, tuple) else (r.group,)
             out.append([])
@@ -90,7 +111,12 @@ def compiled() -> list[list[_Compiled]]:
                 if not rx.ok():
                     raise re2.error(f"{r.name}: {rx.error()}")
                 out[-1].append(_Compiled(r, rx, groups, r.category == "secret", r.check in _NEEDS_MATCH, word_start,
-                                         not r.pattern.isascii()))
+                                         not r.pattern.isascii(), pid))
+                if r.name in _PREFILTERED and r.pattern.isascii():
+                    to_prefilter.append((pid, pattern))
+                pid += 1
+        located = {k for r in RULES if r.check in _LOCATED for k in r.keywords}
+        _PF = prefilter.build(words, [i for i, w in enumerate(words) if w in located], to_prefilter)
         _COMPILED = out
     return _COMPILED
 
@@ -607,10 +633,22 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True) -> list[F
     # non-ASCII character and \x1a are alike. Only rules with non-ASCII literals see UTF-8.
     ascii_view = text.encode("ascii", _ONE_BYTE)
     lower = text.lower()
-    # Aho-Corasick, overlapping: every keyword occurrence in one linear pass ("sk_test_" holds
-    # both "sk" and "k_test_", which a non-overlapping regex scan would not both report).
-    hits = _GATE.find_matches_as_indexes(lower, overlapping=True)
-    present = {_GATE_WORDS[k] for k, _, _ in hits}
+    pf = _PF
+    possible: set[int] | None = None
+    if pf is not None:
+        lower_utf8 = lower.encode("utf-8", "surrogatepass")
+        ids, where = pf.keywords(lower_utf8)
+        present = {_GATE_WORDS[k] for k in ids}
+        hits = _char_hits(lower, lower_utf8, where)
+        possible = pf.possible(ascii_view)
+    else:
+        # Aho-Corasick, overlapping: every keyword occurrence in one linear pass ("sk_test_" holds
+        # both "sk" and "k_test_", which a non-overlapping regex scan would not both report).
+        try:
+            hits = _GATE.find_matches_as_indexes(lower, overlapping=True)
+        except UnicodeEncodeError:  # a lone surrogate (from JSON): no keyword holds one
+            hits = _GATE.find_matches_as_indexes(_SURROGATE.sub("\x1a", lower), overlapping=True)
+        present = {_GATE_WORDS[k] for k, _, _ in hits}
     present.update(k for k in _COMMON if k in lower)
     selected = set(_ALWAYS)
     for k in present:
@@ -621,15 +659,34 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True) -> list[F
         rule = RULES[i]
         if rule.name in off:
             continue
-        if rule.check in ("i18n", "phonelabel") and len(lower) == len(text):
+        if rule.check in _LOCATED and len(lower) == len(text):
             # The gate already found every word these rules start from: no need for RE2 to
             # look again (with Unicode case folding, their patterns are the slowest).
             out.extend(_located_findings(rule, text, lower, hits))
             continue
         for c in rules[i]:
+            if possible is not None and c.pid not in possible and c.pid in pf.pattern_ids:  # type: ignore[union-attr]
+                continue  # Hyperscan: this pattern cannot match here
             _run(c, text, lower, ascii_view, utf8s, out)
     if joints:
         out.extend(_rejoined(text, off, ascii_view))
+    return out
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _char_hits(lower: str, data: bytes, where: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
+    """Hyperscan's (word, end byte offset) in the lower-cased text's UTF-8 as the automaton's
+    (word, start, end) in characters."""
+    if len(data) == len(lower):
+        return [(k, e - len(_GATE_WORDS[k]), e) for k, e in where]
+    out = []
+    b = c = 0
+    for k, e in sorted(where, key=lambda h: h[1]):
+        c += _re2.BytesToCharLen(data, b, e)
+        b = e
+        out.append((k, c - len(_GATE_WORDS[k]), c))
     return out
 
 

@@ -1,0 +1,131 @@
+"""Hyperscan, where it is installed, as the scrubber's keyword gate and pattern prefilter.
+
+Both only answer "can it be there?", so the scrubber's output is the same with or without it
+(tests/test_scrub_prefilter.py runs the corpora both ways):
+
+* the keyword gate: which keywords occur in the lower-cased text. Aho-Corasick reports every
+  occurrence (600 a varied 32 KiB message: `ac`, `id`, `key`, `token` are everywhere); here each
+  keyword reports once (HS_FLAG_SINGLEMATCH), except the words that the located rules
+  (credential-i18n, phone-number-labelled) start from, which report every occurrence;
+* the prefilter: which patterns may match the one-byte view (HS_FLAG_PREFILTER: a superset, never
+  less). A pattern that RE2 would scan all 32 KiB for, to find nothing, is skipped. Hyperscan
+  scans all of them in one pass, where RE2 makes one pass each.
+
+Without the module (no wheel for the platform) or when a database does not compile, build()
+returns None and scrub.py keeps its Aho-Corasick gate and runs every selected pattern.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+try:
+    import hyperscan
+except ImportError:  # no wheel for this platform (Linux on ARM): scrub.py's own gate runs
+    hyperscan = None
+
+
+def available() -> bool:
+    return hyperscan is not None
+
+
+def _literal(word: str) -> bytes:
+    return "".join(f"\\x{b:02x}" for b in word.encode("utf-8")).encode()
+
+
+def to_hyperscan(pattern: str) -> str | None:
+    """An RE2 pattern in Hyperscan's syntax, or None. Hyperscan's \\s also takes \\v, so \\s is
+    spelled out as RE2's class (inside [^...] a wider \\s would lose matches); \\S is refused."""
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            esc = pattern[i:i + 2]
+            if esc == "\\S":
+                return None
+            out.append(("\\t\\n\\f\\r " if in_class else "[\\t\\n\\f\\r ]") if esc == "\\s" else esc)
+            i += 2
+            continue
+        if in_class:
+            in_class = not (ch == "]" and pattern[i - 1] != "[" and pattern[i - 2:i] != "[^")
+        elif ch == "[":
+            in_class = True
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+class Prefilter:
+    """Two block-mode databases: keywords over the lower-cased text's UTF-8, patterns over the
+    one-byte view."""
+
+    def __init__(self, words: Any, patterns: Any, pattern_ids: frozenset[int], located: frozenset[int]) -> None:
+        self._words, self._patterns = words, patterns
+        self.pattern_ids = pattern_ids  # the patterns the prefilter answers for
+        self._located = located
+        self._scratch_w = hyperscan.Scratch(words)
+        self._scratch_p = hyperscan.Scratch(patterns) if patterns is not None else None
+
+    def keywords(self, lower_utf8: bytes) -> tuple[set[int], list[tuple[int, int]]]:
+        """The keywords present (indices), and (index, end byte offset) of each located word."""
+        present: set[int] = set()
+        where: list[tuple[int, int]] = []
+        located = self._located
+        add, append = present.add, where.append
+
+        def on_match(i: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
+            add(i)
+            if i in located:
+                append((i, to))
+
+        self._words.scan(lower_utf8, match_event_handler=on_match, scratch=self._scratch_w)
+        return present, where
+
+    def possible(self, view: bytes) -> set[int]:
+        """The patterns (of pattern_ids) that may match ``view``."""
+        found: set[int] = set()
+        if self._patterns is None:
+            return found
+        add = found.add
+
+        def on_match(i: int, _from: int, _to: int, _flags: int, _ctx: object) -> None:
+            add(i)
+
+        self._patterns.scan(view, match_event_handler=on_match, scratch=self._scratch_p)
+        return found
+
+
+def build(words: list[str], located: Iterable[int], patterns: list[tuple[int, str]]) -> Prefilter | None:
+    """Compile both databases; None where Hyperscan is missing or refuses the keywords. A pattern
+    Hyperscan refuses (an anchor inside the pattern) is left out of the prefilter: RE2 runs it."""
+    if hyperscan is None:
+        return None
+    try:
+        wdb = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        loc = frozenset(located)
+        wdb.compile(expressions=[_literal(w) for w in words], ids=list(range(len(words))),
+                    flags=[0 if i in loc else hyperscan.HS_FLAG_SINGLEMATCH for i in range(len(words))])
+    except hyperscan.error:
+        return None
+    flags = hyperscan.HS_FLAG_PREFILTER | hyperscan.HS_FLAG_SINGLEMATCH
+    usable = [(pid, hs.encode()) for pid, hs in ((pid, to_hyperscan(p)) for pid, p in patterns) if hs is not None]
+    pdb = _compile(usable, flags)
+    if pdb is None:  # find the patterns it refuses, one by one, and leave them to RE2
+        usable = [(pid, p) for pid, p in usable if _compile([(pid, p)], flags) is not None]
+        pdb = _compile(usable, flags)
+        if pdb is None:
+            usable = []
+    return Prefilter(wdb, pdb, frozenset(i for i, _ in usable), loc)
+
+
+def _compile(patterns: list[tuple[int, bytes]], flags: int) -> Any:
+    if not patterns:
+        return None
+    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    try:
+        db.compile(expressions=[p for _, p in patterns], ids=[i for i, _ in patterns], flags=[flags] * len(patterns))
+    except hyperscan.error:
+        return None
+    return db

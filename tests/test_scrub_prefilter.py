@@ -1,0 +1,83 @@
+"""Hyperscan's keyword gate and prefilter (privacy/prefilter.py) change nothing but speed: every
+text scrubs to the same output, with the same findings, as with the Aho-Corasick gate and a full
+RE2 pass per selected pattern (what runs where Hyperscan has no wheel)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+
+import pytest
+
+from jevlin_hooks.privacy import prefilter, scrub
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+sys.path.insert(0, ROOT)
+
+import scrub_eval  # noqa: E402
+import scrub_speed  # noqa: E402
+
+from bench.agent_text import generate  # noqa: E402
+
+
+def _texts() -> list[str]:
+    rng = random.Random(11)
+    rows = generate.rows(17, 700)
+    snippets = [r.text for r in rows]
+    texts = [r.text for r in rows]
+    texts += [scrub_speed.varied_message(rng, snippets, 8 * 1024) for _ in range(12)]
+    texts += [scrub_speed.bench_message(rng, 8 * 1024) for _ in range(4)]
+    # the record fields scrub_many joins, and text where lower-casing changes lengths or offsets
+    texts += [scrub.FIELD_SEP.join(snippets[i:i + 5]) for i in range(0, 60, 5)]
+    texts += ["\u0130stanbul Passwort: Xk9#mz2Lq tel +49 30 1234567", "\u212aey=Zq8#kL2pVw9x tel: 0612345678 \ud800 密码是Ab3$xy9Kq"]
+    if os.path.exists(scrub_eval.CORPUS):
+        with open(scrub_eval.CORPUS, encoding="utf-8") as f:
+            texts += [json.loads(line)["text"] for line in f][:3000]
+    return texts
+
+
+def _key(text: str) -> tuple[str, list[tuple[str, int, int]]]:
+    clean, findings = scrub.scrub(text)
+    return clean, [(f.rule, f.start, f.end) for f in findings]
+
+
+def test_same_output_with_and_without_the_prefilter(monkeypatch: pytest.MonkeyPatch) -> None:
+    scrub.compiled()
+    if not prefilter.available():
+        pytest.skip("no Hyperscan wheel here: only the fallback runs (the rest of the suite tests it)")
+    assert scrub._PF is not None and scrub._PF.pattern_ids, "Hyperscan is installed but the prefilter did not build"
+    texts = _texts()
+    with_pf = [_key(t) for t in texts]
+    monkeypatch.setattr(scrub, "_PF", None)
+    without = [_key(t) for t in texts]
+    differ = [t[:120] for t, a, b in zip(texts, with_pf, without, strict=True) if a != b]
+    assert not differ, differ[:3]
+    assert sum(bool(k[1]) for k in without) > len(texts) // 4  # the texts do hold findings
+
+
+def test_keyword_positions_match_the_automaton() -> None:
+    """The located rules start from the gate's word positions: Hyperscan's byte offsets in UTF-8,
+    turned into characters, are the automaton's."""
+    scrub.compiled()
+    if scrub._PF is None:
+        pytest.skip("no Hyperscan")
+    located = {k for r in scrub.RULES if r.check in scrub._LOCATED for k in r.keywords}
+    for text in ["Mein Passwort ist Zq8#kL2p, Telefon 030 1234567 — 电话 13800138000 📞 call 555 0100",
+                 "パスワードは Ab3$xy9Kq です。 телефон: +7 495 123-45-67 🎉 Schlüssel: Qw9#er7Ty"]:
+        lower = text.lower()
+        data = lower.encode("utf-8", "surrogatepass")
+        _, where = scrub._PF.keywords(data)
+        ours = sorted(scrub._char_hits(lower, data, where))
+        theirs = sorted((k, s, e) for k, s, e in scrub._GATE.find_matches_as_indexes(lower, overlapping=True)
+                        if scrub._GATE_WORDS[k] in located)
+        assert ours == theirs and ours
+
+
+def test_whitespace_class_is_re2s() -> None:
+    """Hyperscan's \\s also takes \\v: inside [^...] that would lose a match, so it is spelled out."""
+    assert prefilter.to_hyperscan(r"[^\s'\"]{3,}\s") == "[^\\t\\n\\f\\r '\\\"]{3,}[\\t\\n\\f\\r ]"
+    assert prefilter.to_hyperscan(r"a\Sb") is None
+    assert prefilter.to_hyperscan(r"[\]\s]x") == "[\\]\\t\\n\\f\\r ]x"
