@@ -81,3 +81,8 @@ def test_whitespace_class_is_re2s() -> None:
     assert prefilter.to_hyperscan(r"[^\s'\"]{3,}\s") == "[^\\t\\n\\f\\r '\\\"]{3,}[\\t\\n\\f\\r ]"
     assert prefilter.to_hyperscan(r"a\Sb") is None
     assert prefilter.to_hyperscan(r"[\]\s]x") == "[\\]\\t\\n\\f\\r ]x"
+
+
+def test_one_byte_view_is_the_error_handlers() -> None:
+    for text in ["", "plain ascii?", "a?b\ud800c?€?", "??", "\ud800", "é?", "密码是?Ab3", "x" * 100 + "—?—", *_texts()[:300]]:
+        assert scrub.one_byte_view(text) == text.encode("ascii", scrub._ONE_BYTE), text[:60]

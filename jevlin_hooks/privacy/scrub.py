@@ -84,6 +84,8 @@ _LOCATED = ("i18n", "phonelabel")  # rules that take their positions from the ga
 # One-character keywords ("." ":" "=" "@"): a plain `in` test each (memchr), since the automaton
 # would report every one of their thousands of occurrences.
 _COMMON = frozenset(k for r in RULES for k in r.keywords if k.isascii() and len(k) == 1)
+assert not any(k.isalpha() for k in _COMMON), "a one-letter keyword would need the lower-cased text"
+_COMMON_BYTES = tuple((k, k.encode()) for k in sorted(_COMMON))
 
 
 def compiled() -> list[list[_Compiled]]:
@@ -133,6 +135,24 @@ def _one_byte(e: UnicodeError) -> tuple[str, int]:
 
 
 codecs.register_error(_ONE_BYTE, _one_byte)
+_QUESTION_TO_SUB = bytes.maketrans(b"?", b"\x1a")
+
+
+def one_byte_view(text: str) -> bytes:
+    """``text.encode("ascii", _ONE_BYTE)``, without a Python call per run of non-ASCII characters:
+    the C encoder's "replace" writes one ? per character (a lone surrogate too), every ? becomes
+    \x1a, and the text's own question marks (few) are put back."""
+    if text.isascii():
+        return text.encode("ascii")
+    view = text.encode("ascii", "replace").translate(_QUESTION_TO_SUB)
+    i = text.find("?")
+    if i < 0:
+        return view
+    buf = bytearray(view)
+    while i >= 0:
+        buf[i] = 63  # ?
+        i = text.find("?", i + 1)
+    return bytes(buf)
 _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
@@ -631,7 +651,7 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True) -> list[F
     # non-ASCII character (and a lone surrogate from JSON) is \x1a: byte offsets are character
     # offsets, and for RE2's ASCII-only \s, \w and \b, and for value classes like [^\s"'], a
     # non-ASCII character and \x1a are alike. Only rules with non-ASCII literals see UTF-8.
-    ascii_view = text.encode("ascii", _ONE_BYTE)
+    ascii_view = one_byte_view(text)
     lower = text.lower()
     pf = _PF
     possible: set[int] | None = None
@@ -649,7 +669,7 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True) -> list[F
         except UnicodeEncodeError:  # a lone surrogate (from JSON): no keyword holds one
             hits = _GATE.find_matches_as_indexes(_SURROGATE.sub("\x1a", lower), overlapping=True)
         present = {_GATE_WORDS[k] for k, _, _ in hits}
-    present.update(k for k in _COMMON if k in lower)
+    present.update(k for k, b in _COMMON_BYTES if b in ascii_view)  # punctuation: the same in text, lower and view
     selected = set(_ALWAYS)
     for k in present:
         selected.update(_BY_KEYWORD.get(k, ()))
