@@ -66,12 +66,14 @@ def test_keyword_positions_match_the_automaton() -> None:
         pytest.skip("no Hyperscan")
     located = {k for r in scrub.RULES if r.check in scrub._LOCATED for k in r.keywords}
     for text in ["Mein Passwort ist Zq8#kL2p, Telefon 030 1234567 — 电话 13800138000 📞 call 555 0100",
-                 "パスワードは Ab3$xy9Kq です。 телефон: +7 495 123-45-67 🎉 Schlüssel: Qw9#er7Ty"]:
+                 "パスワードは Ab3$xy9Kq です。 телефон: +7 495 123-45-67 🎉 Schlüssel: Qw9#er7Ty",
+                 "\ud800 пароль: Zq8#kL2p \udfff 电话 13800138000 Passwort Qw9#er7Ty"]:
         lower = text.lower()
         data = lower.encode("utf-8", "surrogatepass")
         _, where = scrub._PF.keywords(data)
         ours = sorted(scrub._char_hits(lower, data, where))
-        theirs = sorted((k, s, e) for k, s, e in scrub._GATE.find_matches_as_indexes(lower, overlapping=True)
+        plain = scrub._SURROGATE.sub("\x1a", lower)  # the automaton refuses lone surrogates
+        theirs = sorted((k, s, e) for k, s, e in scrub._GATE.find_matches_as_indexes(plain, overlapping=True)
                         if scrub._GATE_WORDS[k] in located)
         assert ours == theirs and ours
 

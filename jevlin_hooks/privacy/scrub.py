@@ -693,6 +693,15 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True) -> list[F
     return out
 
 
+_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+def _char_len(data: bytes, start: int, end: int) -> int:
+    """Characters in a slice of UTF-8 (a surrogate passed through counts one): the bytes that
+    are not continuation bytes, counted in C (4x faster than RE2's BytesToCharLen)."""
+    return len(data[start:end].translate(None, _CONTINUATION))
+
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -704,7 +713,7 @@ def _char_hits(lower: str, data: bytes, where: list[tuple[int, int]]) -> list[tu
     out = []
     b = c = 0
     for k, e in sorted(where, key=lambda h: h[1]):
-        c += _re2.BytesToCharLen(data, b, e)
+        c += _char_len(data, b, e)
         b = e
         out.append((k, c - len(_GATE_WORDS[k]), c))
     return out
@@ -887,7 +896,7 @@ class _Offsets:
         b0 = self.b[i]
         if b0 == off:
             return self.c[i]
-        c: int = self.c[i] + _re2.BytesToCharLen(self.data, b0, off)
+        c: int = self.c[i] + _char_len(self.data, b0, off)
         self.b.insert(i + 1, off)
         self.c.insert(i + 1, c)
         return c
