@@ -17,6 +17,7 @@ import base64
 import bisect
 import codecs
 import functools
+import itertools
 import math
 import re
 from collections import Counter
@@ -761,14 +762,17 @@ def _joints(text: str, view: bytes) -> list[tuple[int, int]]:
                 cuts.append((nl[0], indent2[1]))
             at = nl[1]  # the second line may start the next pair
     # a terminal's hard wrap: a line of exactly 80, 100 or 120 characters running on
-    lines = text.split("\n")
-    if not _WRAP_WIDTHS.isdisjoint(map(len, lines)):
-        pos = 0
-        for line in lines:
-            end = pos + len(line)
-            if len(line) in _WRAP_WIDTHS and line[-1] in _TOKCH and end + 1 < len(text) and text[end + 1] in _TOKCH:
+    # (on the one-byte view: a line's length in bytes is its length in characters, and a
+    # non-ASCII character is no token character there either)
+    lens = list(map(len, view.split(b"\n")))
+    if not _WRAP_WIDTHS.isdisjoint(lens):
+        # only the lines of those widths are looked at: where line i ends is the sum of the
+        # lengths up to it plus its i line breaks (accumulate and compress run in C)
+        upto = list(itertools.accumulate(lens))
+        for i in itertools.compress(range(len(lens)), map(_WRAP_WIDTHS.__contains__, lens)):
+            end = upto[i] + i
+            if view[end - 1] in _TOKB and end + 1 < n and view[end + 1] in _TOKB:
                 cuts.append((end, end + 1))
-            pos = end + 1
     return sorted(set(cuts))
 
 
