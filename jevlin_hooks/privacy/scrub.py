@@ -57,6 +57,8 @@ class _Compiled:
     word_start: bool  # the pattern began with \b, checked in Python (see compiled())
     unicode: bool  # the pattern holds non-ASCII literals (credential words in other scripts)
     pid: int  # this pattern's number in the Hyperscan prefilter
+    scan: Any  # the pattern without capture groups, for the patterns whose groups are costly, or None
+    memo: dict[tuple[int, bytes, int], tuple[tuple[int, int], ...]]  # see _submatches
 
 
 _COMPILED: list[list[_Compiled]] | None = None
@@ -113,8 +115,12 @@ def compiled() -> list[list[_Compiled]]:
                 rx = _re2.RE2(pattern.encode(), _OPTIONS)
                 if not rx.ok():
                     raise re2.error(f"{r.name}: {rx.error()}")
+                scan = None
+                if rx.NumberOfCapturingGroups() and rx.ProgramSize() >= _COSTLY_GROUPS:
+                    scan = _re2.RE2(_without_groups(pattern).encode(), _OPTIONS)
+                    assert scan.ok() and not scan.NumberOfCapturingGroups(), r.name
                 out[-1].append(_Compiled(r, rx, groups, r.category == "secret", r.check in _NEEDS_MATCH, word_start,
-                                         not r.pattern.isascii(), pid))
+                                         not r.pattern.isascii(), pid, scan.Match if scan else None, {}))
                 if r.name in _PREFILTERED and r.pattern.isascii():
                     to_prefilter.append((pid, pattern))
                 pid += 1
@@ -122,6 +128,52 @@ def compiled() -> list[list[_Compiled]]:
         _PF = prefilter.build(words, [i for i, w in enumerate(words) if w in located], to_prefilter)
         _COMPILED = out
     return _COMPILED
+
+
+# From this program size on, RE2 takes 3-8 us to work out a match's groups (its bit-state
+# backtracker over a big alternation of key names, case-folded): such a pattern is scanned without
+# groups, and the groups are worked out once per distinct match text (_submatches).
+_COSTLY_GROUPS = 400
+_ANCHOR_BOTH = _re2.RE2.Anchor.ANCHOR_BOTH
+_MEMO_LIMIT = 4096
+
+
+def _without_groups(pattern: str) -> str:
+    """Every capturing ( as (?: (not inside a character class, not escaped)."""
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = not (ch == "]" and pattern[i - 1] != "[" and pattern[i - 2:i] != "[^")
+        elif ch == "[":
+            in_class = True
+        elif ch == "(" and pattern[i + 1:i + 2] != "?":
+            out.append("(?:")
+            i += 1
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _submatches(c: _Compiled, data: bytes, s0: int, e0: int) -> list[tuple[int, int]]:
+    """The groups of the match [s0, e0): what RE2's own unanchored search does after finding the
+    match (its groups, anchored at both ends of the match), remembered for the match text and the
+    byte on each side (all that ^, $ and \\b at its ends can see): agent text repeats its lines."""
+    key = (data[s0 - 1] if s0 else 256, data[s0:e0], data[e0] if e0 < len(data) else 256)
+    rel = c.memo.get(key)
+    if rel is None:
+        spans = c.rx.Match(_ANCHOR_BOTH, data, s0, e0)
+        rel = tuple((a - s0, b - s0) if a >= 0 else (-1, -1) for a, b in spans)
+        if len(c.memo) >= _MEMO_LIMIT:
+            c.memo.clear()
+        c.memo[key] = rel
+    return [(a + s0, b + s0) if a >= 0 else (-1, -1) for a, b in rel]
 
 
 _NEEDS_MATCH = ("value", "entropy", "entropy32", "yamlblock", "prose")
@@ -828,7 +880,8 @@ def _run(c: _Compiled, text: str, lower: str, ascii_view: bytes, utf8s: list[tup
     else:
         data, pos = ascii_view, _Offsets(ascii_view, True)
     n = len(data)
-    match = c.rx.Match
+    scan = c.scan
+    match = scan or c.rx.Match
     at = 0
     while at <= n:
         spans = match(_UNANCHORED, data, at, n)
@@ -839,6 +892,8 @@ def _run(c: _Compiled, text: str, lower: str, ascii_view: bytes, utf8s: list[tup
             at = s0 + 1  # where \b would have failed: look again from the next byte
             continue
         at = e0 if e0 > at else at + 1
+        if scan is not None:
+            spans = _submatches(c, data, s0, e0)
         for g in c.groups:
             s, e = spans[g]
             if e > s:
