@@ -442,6 +442,16 @@ def _random_looking_memo(value: str) -> bool:
     return _random_looking(value)
 
 
+def _random32_cached(value: str) -> bool:
+    """quoted-high-entropy's test: random-looking, and 3.6 bits a character."""
+    return _random32_memo(value) if len(value) <= 256 else _random_looking(value) and _entropy(value) >= 3.6
+
+
+@functools.lru_cache(maxsize=4096)
+def _random32_memo(value: str) -> bool:
+    return _random_looking_cached(value) and _entropy(value) >= 3.6
+
+
 def _random_looking(value: str) -> bool:
     v = value[:CHECK_LIMIT].strip().strip("\"'`")
     # cheap shape tests first: most candidates are digests, ids, paths and names
@@ -595,7 +605,7 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         quoted = start > 0 and text[start - 1] in "\"'`"
         if not quoted and m is not None and _CAMEL.search(name) and "=" in text[m.end(1):start]:
             return False  # sumOfExposures = 3Kof...: code, where a secret would be a string literal
-        return (any(map(str.isdigit, value)) and _random_looking_cached(value) and _entropy(value) >= 3.6)
+        return any(map(str.isdigit, value)) and _random32_cached(value)
     if kind == "authz":
         parts = value.split(None, 1)
         cred = parts[1] if len(parts) == 2 else parts[0]
