@@ -77,7 +77,7 @@ _PREFILTERED = frozenset((
     "1password-token", "api-header", "artifactory-token", "aws-access-key-id", "aws-secret-access-key",
     "basic-auth-flag", "basic-auth-flag-quoted", "beamer-token", "bearer-token", "dev-platform-token",
     "discord-token", "doppler-token", "facebook-token", "github-token", "gitlab-token", "huggingface-token", "iban",
-    "intra42-secret", "jwt-base64", "kubeadm-token", "kubernetes-secret-data", "langsmith-key", "llm-provider-key",
+    "intra42-secret", "jwt-base64", "langsmith-key", "llm-provider-key",
     "llm-provider-key-2", "lob-gocardless-key", "mailchimp-key", "mailgun-key", "mapbox-token", "newrelic-key",
     "octopus-key", "okta-token", "payment-card", "phone-number", "settlemint-token", "shopify-token",
     "sonarqube-token", "stripe-key", "telegram-bot-token", "twilio-key", "url-credentials", "vault-token",
