@@ -5,7 +5,9 @@
 On a shared machine two separate runs of bench/scrub_speed.py differ by more than most speed
 changes; here both scrubbers see each message back to back, so load hits both alike. It also
 checks that both give the same output (clean text and findings) on every message: a speed change
-that changes what is redacted shows up as a count below n. OTHER_TREE is a checkout, e.g.
+that changes what is redacted shows up as a count below n. A third mix is the daemon's: the texts
+of one record (bench/daemon_throughput.py's records, 1-3 KiB of history) scrubbed together by
+`scrub_many`, timed in microseconds. OTHER_TREE is a checkout, e.g.
 `git archive main | tar -x -C /tmp/main`. The other tree's scrub.py is loaded on its own; rules.py
 and pii.py come from this tree (so the comparison is of the scanning code, not of the rule table).
 """
@@ -42,6 +44,17 @@ def key(result: tuple[str, list]) -> tuple[str, list[tuple[str, int, int]]]:
     return result[0], [(f.rule, f.start, f.end) for f in result[1]]
 
 
+def record_texts(rng: random.Random, n: int) -> list[list[str]]:
+    """The texts record.make_safe gives scrub_many for records shaped like the daemon bench's."""
+    from bench.daemon_throughput import PROSE, SECRET_LINES
+
+    out = []
+    for i in range(n):
+        history = PROSE * rng.randint(8, 24) + (rng.choice(SECRET_LINES) if rng.random() < 0.2 else "")
+        out.append([history, f"httpx retry backoff {i}", "claude-code", "linux", "claude-x", "Bash", "ok"])
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("other", help="the other tree (a checkout of main, say)")
@@ -69,6 +82,19 @@ def main() -> None:
         p_theirs, p_ours = scrub_speed.p(theirs, .5), scrub_speed.p(ours, .5)
         print(f"{name:6} mix: other tree p50 {p_theirs:.2f} ms, this tree p50 {p_ours:.2f} ms "
               f"({p_theirs / p_ours:.2f}x), same output on {same}/{len(msgs)} messages")
+    records = record_texts(random.Random(3), args.n * 10)
+    theirs, ours, same = [], [], 0
+    for texts in records:
+        t0 = time.perf_counter()
+        a = other.scrub_many(texts)
+        theirs.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        b = scrub.scrub_many(texts)
+        ours.append(time.perf_counter() - t0)
+        same += a == b
+    p_theirs, p_ours = scrub_speed.p(theirs, .5) * 1000, scrub_speed.p(ours, .5) * 1000
+    print(f"daemon records (scrub_many): other tree p50 {p_theirs:.0f} us, this tree p50 {p_ours:.0f} us "
+          f"({p_theirs / p_ours:.2f}x), same output on {same}/{len(records)} records")
 
 
 if __name__ == "__main__":
