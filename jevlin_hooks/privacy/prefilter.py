@@ -17,6 +17,7 @@ returns None and scrub.py keeps its Aho-Corasick gate and runs every selected pa
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from typing import Any
 
@@ -65,8 +66,14 @@ class Prefilter:
         self._words, self._patterns = words, patterns
         self.pattern_ids = pattern_ids  # the patterns the prefilter answers for
         self._located = located
-        self._scratch_w = hyperscan.Scratch(words)
-        self._scratch_p = hyperscan.Scratch(patterns) if patterns is not None else None
+        self._local = threading.local()  # a scratch space is for one scan at a time: one per thread
+
+    def _scratch(self) -> tuple[Any, Any]:
+        pair = getattr(self._local, "pair", None)
+        if pair is None:
+            pair = self._local.pair = (hyperscan.Scratch(self._words),
+                                       hyperscan.Scratch(self._patterns) if self._patterns is not None else None)
+        return pair
 
     def keywords(self, lower_utf8: bytes) -> tuple[set[int], list[tuple[int, int]]]:
         """The keywords present (indices), and (index, end byte offset) of each located word."""
@@ -80,7 +87,7 @@ class Prefilter:
             if i in located:
                 append((i, to))
 
-        self._words.scan(lower_utf8, match_event_handler=on_match, scratch=self._scratch_w)
+        self._words.scan(lower_utf8, match_event_handler=on_match, scratch=self._scratch()[0])
         return present, where
 
     def possible(self, view: bytes) -> set[int]:
@@ -93,7 +100,7 @@ class Prefilter:
         def on_match(i: int, _from: int, _to: int, _flags: int, _ctx: object) -> None:
             add(i)
 
-        self._patterns.scan(view, match_event_handler=on_match, scratch=self._scratch_p)
+        self._patterns.scan(view, match_event_handler=on_match, scratch=self._scratch()[1])
         return found
 
 
