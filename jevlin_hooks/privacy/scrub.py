@@ -360,6 +360,17 @@ CHECK_LIMIT = 4096
 
 
 def _placeholder(value: str, code: bool = True) -> bool:
+    """A value that names or stands for a secret rather than being one (see LEFT_ALONE).
+    Remembered per value: code repeats its values (config.api_key, capacity)."""
+    return _placeholder_memo(value, code) if len(value) <= 256 else _placeholder_uncached(value, code)
+
+
+@functools.lru_cache(maxsize=4096)
+def _placeholder_memo(value: str, code: bool) -> bool:
+    return _placeholder_uncached(value, code)
+
+
+def _placeholder_uncached(value: str, code: bool = True) -> bool:
     v = value[:CHECK_LIMIT].strip().strip("\"'`")
     if len(v) < 4 or _ARTIFACT.match(v) or v.endswith(":") or _has_run(v, 10):
         return True  # ...0123456789, abcdefghij...: a fixture, not a credential
