@@ -88,3 +88,23 @@ def test_whitespace_class_is_re2s() -> None:
 def test_one_byte_view_is_the_error_handlers() -> None:
     for text in ["", "plain ascii?", "a?b\ud800c?€?", "??", "\ud800", "é?", "密码是?Ab3", "x" * 100 + "—?—", *_texts()[:300]]:
         assert scrub.one_byte_view(text) == text.encode("ascii", scrub._ONE_BYTE), text[:60]
+
+
+def test_without_hyperscan_nothing_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the wheel is missing (Linux on ARM) build() gives None and find() keeps its own gate."""
+    monkeypatch.setattr(prefilter, "hyperscan", None)
+    assert not prefilter.available()
+    assert prefilter.build(["password"], [], [(0, "x")]) is None
+
+
+def test_a_refused_scan_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not scrub.wait_prefilter():
+        pytest.skip("no Hyperscan")
+    text = "export GITHUB_TOKEN=ghp_R8x2Kq9mW4nP7sT1vY6zB3cD5fG8hJ0kL2mN\nPasswort: Xk9#mz2Lq, tel +49 30 1234567\n"
+    expected = _key(text)
+
+    def refuse(*_a: object) -> None:
+        raise prefilter.Error("scratch in use")
+
+    monkeypatch.setattr(scrub._PF, "keywords", refuse)
+    assert _key(text) == expected and expected[1]

@@ -23,8 +23,11 @@ from typing import Any
 
 try:
     import hyperscan
+
+    Error: type[Exception] = hyperscan.error
 except ImportError:  # no wheel for this platform (Linux on ARM): scrub.py's own gate runs
-    hyperscan = None
+    hyperscan = None  # type: ignore[assignment]
+    Error = RuntimeError
 
 
 def available() -> bool:

@@ -188,6 +188,8 @@ def _build_prefilter(words: list[str], located: list[int], patterns: list[tuple[
     global _PF
     try:
         _PF = prefilter.build(words, located, patterns)
+    except Exception:  # noqa: BLE001 - whatever goes wrong, scrubbing goes on without it, unchanged
+        _PF = None
     finally:
         _PF_READY.set()
 
@@ -755,12 +757,16 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True) -> list[F
     pf = _PF
     possible: set[int] | None = None
     if pf is not None:
-        lower_utf8 = lower.encode("utf-8", "surrogatepass")
-        ids, where = pf.keywords(lower_utf8)
-        present = {_GATE_WORDS[k] for k in ids}
-        hits = _char_hits(lower, lower_utf8, where)
-        possible = pf.possible(ascii_view)
-    else:
+        try:
+            lower_utf8 = lower.encode("utf-8", "surrogatepass")
+            ids, where = pf.keywords(lower_utf8)
+            possible = pf.possible(ascii_view)
+        except prefilter.Error:  # a scan Hyperscan refuses: this text goes the slower way
+            pf = possible = None
+        else:
+            present = {_GATE_WORDS[k] for k in ids}
+            hits = _char_hits(lower, lower_utf8, where)
+    if pf is None:
         # Aho-Corasick, overlapping: every keyword occurrence in one linear pass ("sk_test_" holds
         # both "sk" and "k_test_", which a non-overlapping regex scan would not both report).
         try:
