@@ -396,7 +396,8 @@ class Daemon:
         size = 0
         if not self.backlog:
             owned = self.owned
-            self.backlog = [n for n in spool.oldest(self.home, limit * 20 + len(owned)) if n not in owned]
+            want = max(limit * 20, prepare.MIN_BACKLOG) + len(owned)
+            self.backlog = [n for n in spool.oldest(self.home, want) if n not in owned]
             self.backlog.reverse()  # pop() from the end = oldest first
         while len(self.inflight) < limit:
             item = self._next_item(settings)
@@ -454,6 +455,8 @@ class Daemon:
     def _start_pool(self, settings: prepare.Settings) -> None:
         try:
             self.pool = prepare.Pool(self.home, settings, prepare.worker_count())
+            log.write(self.home, "daemon.log", f"{len(self.backlog)} or more records queued: preparing them in "
+                                               f"{len(self.pool.workers)} worker process(es) beside the daemon")
         except Exception as exc:  # noqa: BLE001 - no workers (no fork, no memory): inline is the same work
             self.pool_failed = True
             self._log_traceback("workers", exc, f"cannot start worker processes ({_one_line(exc)}); "
@@ -463,15 +466,17 @@ class Daemon:
         pool = self.pool
         if pool is None:
             return
-        try:
-            while pool.room() > 0 and self.backlog:
-                names = self.backlog[-prepare.CHUNK:]
-                names.reverse()
-                del self.backlog[-prepare.CHUNK:]
-                self.owned.update(names)
+        while pool.room() > 0 and self.backlog:
+            names = self.backlog[-prepare.CHUNK:]
+            names.reverse()
+            del self.backlog[-prepare.CHUNK:]
+            self.owned.update(names)
+            try:
                 pool.submit(names)
-        except Exception as exc:  # noqa: BLE001
-            self._pool_broke(exc)
+            except Exception as exc:  # noqa: BLE001 - a dead worker: this chunk is prepared here
+                self.claimed.extend(names)
+                self._pool_broke(exc)
+                return
 
     def _pool_broke(self, exc: BaseException) -> None:
         """A worker died, hung or answered garbage: what it held is prepared here instead."""
