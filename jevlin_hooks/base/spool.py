@@ -1,9 +1,12 @@
 """The durable queue: a maildir under ``$JEVLIN_HOME/spool``.
 
 A record is written to ``tmp/``, fsynced, then renamed into ``new/``: a reader never sees a
-half-written record and a crash never leaves one in ``new/``. The daemon claims a record by
-renaming it into ``cur/`` and deletes it only after a sink acknowledged it; ``quarantine/``
-keeps what can never be sent as it is (see ``jevlin_hooks.ship.quarantine``).
+half-written record and a crash never leaves one in ``new/``. The daemon (one per home: an
+flock) reads a record where it is and deletes it only after a sink acknowledged it, so a
+daemon killed at any point leaves every unacknowledged record in ``new/``; ``quarantine/``
+keeps what can never be sent as it is (see ``jevlin_hooks.ship.quarantine``). ``cur/`` is where
+earlier versions moved the records they were sending: whatever is found there goes back to
+``new/`` when the daemon starts.
 """
 
 from __future__ import annotations
@@ -212,16 +215,6 @@ def _move(home: str, name: str, src: str, dst: str) -> bool:
         _release(dfd, down)
 
 
-def unclaim(home: str, name: str) -> bool:
-    """cur/ -> new/: hand a claimed record back for a later batch. False if it is gone."""
-    return _move(home, name, "cur", "new")
-
-
-def claim(home: str, name: str) -> bool:
-    """new/ -> cur/: this process now owns the record. False if it is gone."""
-    return _move(home, name, "new", "cur")
-
-
 def read(home: str, sub: str, name: str) -> bytes:
     dfd, owned = _dir(home, sub, create=False)
     try:
@@ -231,10 +224,10 @@ def read(home: str, sub: str, name: str) -> bytes:
 
 
 def ack(home: str, names: list[str]) -> None:
-    """A sink acknowledged these: only now do they leave the spool."""
+    """A sink acknowledged these (or they are in quarantine now): only now do they leave the spool."""
     if not names:
         return
-    dfd, owned = _dir(home, "cur")
+    dfd, owned = _dir(home, "new")
     try:
         for name in names:
             try:
@@ -247,7 +240,8 @@ def ack(home: str, names: list[str]) -> None:
 
 
 def reclaim(home: str) -> int:
-    """After a crash: what a dead daemon held in cur/ goes back to new/."""
+    """What an earlier version's daemon left in cur/ (it moved records there while sending them)
+    goes back to new/."""
     n = 0
     for name in oldest(home, 1 << 30, "cur"):
         n += _move(home, name, "cur", "new")

@@ -101,8 +101,21 @@ def hmac_sha256(key: bytes, msg: bytes) -> bytes:
     return paths.sha256(key.translate(_OPAD) + paths.sha256(key.translate(_IPAD) + msg))
 
 
+# A session's id comes back with every one of its records (a turn's with each of its searches):
+# the daemon hashes each distinct id once. Bounded; emptied when full.
+_HASHED: dict[tuple[bytes, str], str] = {}
+_HASHED_MAX = 4096
+
+
 def hash_id(raw: str | None, key: bytes) -> str | None:
     """The shipped form of an id: 64 hex digits, stable for one key."""
     if raw is None or raw == "":
         return None
-    return hmac_sha256(key, str(raw).encode("utf-8", "surrogatepass")).hex()
+    text = str(raw)
+    done = _HASHED.get((key, text))
+    if done is None:
+        done = hmac_sha256(key, text.encode("utf-8", "surrogatepass")).hex()
+        if len(_HASHED) >= _HASHED_MAX:
+            _HASHED.clear()
+        _HASHED[(key, text)] = done
+    return done

@@ -6,8 +6,10 @@ acknowledged the moment the sink said so, and deleting it is bookkeeping. So the
 a thread of their own (the GIL is free during the system calls) while the main thread claims,
 reads and makes safe the next batch. A record acknowledged but not yet deleted when the
 daemon dies is sent again after the next start, which ``record_id`` makes harmless; nothing is
-lost either way. The thread opens its own descriptor for ``spool/cur`` (never the main
-thread's pinned ones, which are closed and reused under it).
+lost either way. The thread opens its own descriptor for ``spool/new`` (never the main
+thread's pinned ones, which are closed and reused under it). ``gone`` is told each name once it
+is deleted: until then the daemon must not list it as waiting. A name that cannot be deleted is
+never reported: this run does not send it again (the next start does, which is harmless).
 """
 
 from __future__ import annotations
@@ -15,13 +17,15 @@ from __future__ import annotations
 import os
 import queue
 import threading
+from collections.abc import Callable
 
 from jevlin_hooks.base import log, paths
 
 
 class Acker:
-    def __init__(self, home: str) -> None:
+    def __init__(self, home: str, gone: Callable[[str], None] = lambda name: None) -> None:
         self.home = home
+        self.gone = gone
         self.jobs: queue.SimpleQueue[list[str] | threading.Event | None] = queue.SimpleQueue()
         self.thread = threading.Thread(target=self._run, name="jevlin-acker", daemon=True)
         self.thread.start()
@@ -43,7 +47,7 @@ class Acker:
 
     def close(self, timeout: float = 30.0) -> None:
         """Finish what was handed over; on a disk that hangs, give up after ``timeout`` (what is
-        left in cur/ is reclaimed and sent again after the next start)."""
+        left in new/ is sent again after the next start)."""
         if self.thread.is_alive():
             self.jobs.put(None)
             self.thread.join(timeout)
@@ -60,14 +64,16 @@ class Acker:
                     continue
                 try:
                     if dfd is None:
-                        dfd = paths.open_dir(self.home, "spool", "cur")
+                        dfd = paths.open_dir(self.home, "spool", "new")
                     for name in job:
                         try:
                             os.unlink(name, dir_fd=dfd)
                         except FileNotFoundError:
                             pass
                     os.fsync(dfd)
-                except OSError as exc:  # left in cur/: reclaimed and sent again after a restart
+                    for name in job:
+                        self.gone(name)
+                except OSError as exc:  # left in new/: sent again after a restart
                     log.write(self.home, "daemon.log", f"could not delete {len(job)} delivered record(s): "
                               f"{exc.strerror or type(exc).__name__}; they may be sent again")
         finally:

@@ -29,3 +29,14 @@ def dumps(obj: Any) -> bytes:
         return orjson.dumps(obj)
     except TypeError:
         return json.dumps(obj, separators=(",", ":")).encode()
+
+
+def dumps_strict(obj: Any) -> bytes:
+    """Standard JSON only: orjson writes NaN and infinity as null (what ``make_safe`` already made
+    of them); what orjson refuses (a lone surrogate, an integer over 64 bits) goes through the
+    standard encoder, which raises ValueError for NaN rather than write a token no reader accepts
+    and TypeError for what JSON cannot hold."""
+    try:
+        return orjson.dumps(obj)
+    except TypeError:
+        return json.dumps(obj, separators=(",", ":"), allow_nan=False).encode()

@@ -144,7 +144,10 @@ def status_lines(home: str) -> list[str]:
     new, cur, quar = (spool.count(home, d) for d in ("new", "cur", "quarantine"))
     held = spool.count(home, "held")
     age = spool.oldest_age(home)
-    lines.append(f"queue     {new} waiting, {cur} in flight, {quar} quarantined"
+    # The daemon sends records from new/ where they are: the batch it is sending is in new/ too
+    # (cur/ holds only what an earlier version left there, sent after its next start).
+    sending = min(new, st.get("in_flight") or 0) if pid and isinstance(st.get("in_flight"), int) else 0
+    lines.append(f"queue     {new - sending} waiting, {sending + cur} in flight, {quar} quarantined"
                  + (f", {held} held (queued before trace was turned off)" if held else "")
                  + (f"; oldest waiting {age:.0f}s" if age is not None else ""))
     if quar:

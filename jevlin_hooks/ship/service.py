@@ -1,11 +1,13 @@
 """The daemon's loop: watch the spool, make each record safe, batch, send, acknowledge.
 
 One instance per ``$JEVLIN_HOME`` (an flock on ``state/daemon.lock`` held for the process's
-life; a stale pid file never blocks a start). A record is claimed by renaming it from
-``spool/new`` to ``spool/cur`` and deleted only after its sink acknowledged it; whatever a
-crashed daemon left in ``cur/`` is reclaimed at the next start. SIGTERM ends the loop at once:
-an in-flight batch is either finished by the sink call already under way or left in ``cur/``
-for the next start, so nothing is lost either way.
+life; a stale pid file never blocks a start). Being the only reader, it reads a record where
+it is, in ``spool/new``, and deletes it only after its sink acknowledged it: a daemon killed
+at any point (kill -9 included) leaves every unacknowledged record in ``new/`` for the next
+start, and no record is renamed on the way (a rename per record was a tenth of the daemon's
+time). The names it is working on are kept in ``owned``, so a new listing of ``new/`` skips
+them. SIGTERM ends the loop at once: an in-flight batch is either finished by the sink call
+already under way or stays queued, so nothing is lost either way.
 
 Nothing stops the loop but SIGTERM: every iteration and every sink call is guarded, an
 unexpected exception is logged with its traceback (to ``logs/daemon.log``) and retried with
@@ -22,12 +24,13 @@ import sys
 import threading
 import time
 import traceback
+from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from jevlin_hooks.base import config, log, paths, spool
-from jevlin_hooks.privacy import ids, record
-from jevlin_hooks.ship import codec, housekeeping, quarantine
+from jevlin_hooks.privacy import ids
 from jevlin_hooks.ship import daemon_state as status_file
+from jevlin_hooks.ship import housekeeping, prepare, quarantine
 from jevlin_hooks.ship.acker import Acker
 from jevlin_hooks.ship.sinks import MIN_RETRY_AFTER_S, Result, Sink, from_config
 
@@ -42,7 +45,7 @@ MIN_DELAY_S = 0.1  # whatever the config says, a failing loop never spins
 
 
 class _Abort(BaseException):
-    """Raised by SIGTERM inside a sink call: the batch stays in cur/ for the next start."""
+    """Raised by SIGTERM inside a sink call: the batch stays queued for the next start."""
 
 
 def acquire_lock(home: str) -> int | None:
@@ -68,7 +71,15 @@ class Daemon:
         self.observer: Any = None
         self.sending = False
         self.failed_once: str | None = None
-        self.backlog: list[str] = []  # oldest-first names listed once, claimed over several batches
+        self.backlog: list[str] = []  # oldest-first names listed once, taken over several batches
+        # Names taken off the listing and not yet deleted or given back: listed, in a worker's
+        # hands, prepared, in flight, or acknowledged and waiting for the acker's unlink.
+        self.owned: set[str] = set()
+        self.claimed: deque[str] = deque()  # owned, not prepared yet: a failed pool's chunks
+        self.prepared: deque[prepare.Item] = deque()  # owned and prepared, not in a batch yet
+        self.pool: prepare.Pool | None = None  # workers, while a backlog lasts
+        self.pool_failed = False  # once a pool failed, this run prepares inline
+        self.prep_settings: prepare.Settings | None = None
         self.last_sweep = 0.0
         self.last_retention = 0.0
         self.acker: Acker | None = None  # started with the loop (run)
@@ -111,12 +122,8 @@ class Daemon:
                 self.acker.close()  # every acknowledged record deleted before anything goes back
             if self.sink is not None:
                 self.sink.close()
-            for name, _ in self.inflight:  # not sent, or not acknowledged: waiting again, as `status` says
-                try:
-                    spool.unclaim(self.home, name)
-                except OSError:
-                    pass  # still in cur/: reclaimed at the next start
-            self.inflight = []
+            self._drop_prepared()
+            self.inflight = []  # not sent, or not acknowledged: still in new/, waiting again
             self.st.update(running=False, in_flight=0)
             status_file.save(self.home, self.st)
             try:
@@ -144,7 +151,7 @@ class Daemon:
             log.write(self.home, "daemon.log", f"cannot write state/{PID_NAME} ({exc.strerror}); running without it")
         self.st.pop("start_error", None)
         self.st.update(pid=os.getpid(), started=time.time(), running=True)
-        self.acker = Acker(self.home)
+        self.acker = Acker(self.home, gone=self.owned.discard)
         status_file.save(self.home, self.st)
 
     def _cannot_start(self, exc: BaseException) -> int:
@@ -196,13 +203,15 @@ class Daemon:
     def _log_traceback(self, where: str, exc: BaseException, line: str) -> None:
         """The traceback's frames (never the exception's message: it may quote a raw value),
         once per place it happened until that place works again."""
-        key = f"{where}:{type(exc).__name__}"
+        self._log_frames(where, type(exc).__name__, "".join(traceback.format_tb(exc.__traceback__)).rstrip(), line)
+
+    def _log_frames(self, where: str, kind: str, frames: str, line: str) -> None:
+        key = f"{where}:{kind}"
         if key in self.logged:
             return
         self.logged.add(key)
-        frames = "".join(traceback.format_tb(exc.__traceback__)).rstrip().replace("\n", "\n    ")
-        log.write(self.home, "daemon.log", f"{line}\n    Traceback (most recent call last):\n    {frames}\n"
-                                          f"    {type(exc).__name__}")
+        frames = frames.replace("\n", "\n    ")
+        log.write(self.home, "daemon.log", f"{line}\n    Traceback (most recent call last):\n    {frames}\n    {kind}")
 
     def _problem(self, kind: str, message: str, source: str = "send") -> None:
         """The current problem: "held" (the config must change) or "failing" (retried), and
@@ -329,10 +338,11 @@ class Daemon:
     def _trace_off(self, why: str | None) -> None:
         """Tracing turned off, or a config that cannot be used: nothing more leaves. Queued
         records wait in spool/held/ until the user releases them."""
+        self._drop_prepared()
         self.inflight = []
-        self.backlog = []
         if self.acker is not None:
             self.acker.flush()  # what was delivered is deleted, not held
+        self.owned.clear()  # everything left goes to held/; released, it is listed afresh
         held = spool.hold_all(self.home)
         reason = why or "trace is off"
         if held:
@@ -378,68 +388,151 @@ class Daemon:
             if n:
                 log.write(self.home, "daemon.log", f"quarantine: {n} raw entr{'y' if n == 1 else 'ies'} of an older "
                                                    "version made safe or sealed")
-        disabled = tuple(self.cfg["privacy"]["disabled_rules"])
+        local = self.sink is not None and self.sink.name == "local" and bool(self.cfg["privacy"].get("local_results", True))
+        settings = prepare.Settings(key, tuple(self.cfg["privacy"]["disabled_rules"]), local)
+        if settings != self.prep_settings:  # a new key or rule set: what was prepared under the old one goes back
+            self._drop_prepared()
+            self.prep_settings = settings
         size = 0
         if not self.backlog:
-            self.backlog = spool.oldest(self.home, limit * 20)
+            owned = self.owned
+            want = max(limit * 20, prepare.MIN_BACKLOG) + len(owned)
+            self.backlog = [n for n in spool.oldest(self.home, want) if n not in owned]
             self.backlog.reverse()  # pop() from the end = oldest first
-        while self.backlog and len(self.inflight) < limit:
-            name = self.backlog.pop()
-            if not spool.claim(self.home, name):
-                continue
-            try:
-                raw = spool.read(self.home, "cur", name)
-            except OSError:
-                continue
-            safe = self._make_safe(name, raw, key, disabled)
-            if safe is None:
-                continue
-            n = len(raw)  # the safe record is no larger than the raw one, give or take the hashes
-            if self.inflight and size + n > budget:
-                spool.unclaim(self.home, name)  # next batch
-                self.backlog.append(name)
+        while len(self.inflight) < limit:
+            item = self._next_item(settings)
+            if item is None:
                 break
-            self.inflight.append((name, safe))
-            size += n
+            if item.safe is None:
+                if item.reason is None:  # gone (deleted or moved by someone else): nothing to send
+                    self.owned.discard(item.name)
+                else:
+                    self._quarantine_item(item, key)
+                continue
+            if self.inflight and size + item.size > budget:
+                self.prepared.appendleft(item)  # next batch
+                break
+            self.inflight.append((item.name, item.safe))
+            size += item.size
+        self._feed()  # the workers prepare the next chunks while this batch is sent
         self.st["trace"] = "on"
 
-    def _make_safe(self, name: str, raw: bytes, key: bytes, disabled: tuple[str, ...]) -> dict[str, Any] | None:
-        """The safe form of a claimed record; None when it went to quarantine instead."""
-        try:
-            rec = codec.loads(raw)
-        except ValueError:
-            self._quarantine_raw(name, raw, "invalid record: not valid JSON", key)
+    # --- preparing records: inline, or in worker processes while a backlog lasts (prepare.py) ---
+
+    def _next_item(self, settings: prepare.Settings) -> prepare.Item | None:
+        while True:
+            if self.prepared:
+                return self.prepared.popleft()
+            if self.pool is None and not self.pool_failed and len(self.backlog) >= prepare.MIN_BACKLOG \
+                    and prepare.worker_count() > 0 and not self.claimed:
+                self._start_pool(settings)
+            if self.pool is not None:
+                self._feed()
+                if not self.pool.order:  # drained: workers are for backlogs
+                    self._close_pool()
+                    continue
+                if self.backlog and not self.pool.ready():
+                    # rather than wait for a worker, prepare one here: the daemon's own core is
+                    # used too (a record may go out a little before an older one; order is a hint)
+                    return self._prepare_here(settings)
+                try:
+                    self.prepared.extend(self.pool.take())
+                except Exception as exc:  # noqa: BLE001 - a dead or broken worker: inline from here on
+                    self._pool_broke(exc)
+                continue
+            return self._prepare_here(settings)
+
+    def _prepare_here(self, settings: prepare.Settings) -> prepare.Item | None:
+        if self.claimed:
+            name = self.claimed.popleft()
+        elif self.backlog:
+            name = self.backlog.pop()
+            self.owned.add(name)
+        else:
             return None
+        return prepare.prepare_named(self.home, name, settings)
+
+    def _start_pool(self, settings: prepare.Settings) -> None:
         try:
-            safe = quarantine.safe_form(rec, key, disabled)
-            if self.sink is not None and self.sink.name == "local" and self.cfg["privacy"].get("local_results", True):
-                safe.update(record.local_extras(rec, disabled))
-            return safe
-        except record.InvalidRecord as exc:
-            self._quarantine_raw(name, raw, f"invalid record: {exc}", key)
-        except Exception as exc:  # noqa: BLE001 - a scrubber bug on one record must not stop the rest
-            self._log_traceback("make_safe", exc, f"{type(exc).__name__} while making a record safe")
-            self._quarantine_raw(name, raw, f"could not be made safe ({type(exc).__name__}); release it after an "
-                                            "upgrade", key)
-        return None
+            self.pool = prepare.Pool(self.home, settings, prepare.worker_count())
+            log.write(self.home, "daemon.log", f"{len(self.backlog)} or more records queued: preparing them in "
+                                               f"{len(self.pool.workers)} worker process(es) beside the daemon")
+        except Exception as exc:  # noqa: BLE001 - no workers (no fork, no memory): inline is the same work
+            self.pool_failed = True
+            self._log_traceback("workers", exc, f"cannot start worker processes ({_one_line(exc)}); "
+                                                "preparing records in the daemon itself")
+
+    def _feed(self) -> None:
+        pool = self.pool
+        if pool is None:
+            return
+        while pool.room() > 0 and self.backlog:
+            names = self.backlog[-prepare.CHUNK:]
+            names.reverse()
+            del self.backlog[-prepare.CHUNK:]
+            self.owned.update(names)
+            try:
+                pool.submit(names)
+            except Exception as exc:  # noqa: BLE001 - a dead worker: this chunk is prepared here
+                self.claimed.extend(names)
+                self._pool_broke(exc)
+                return
+
+    def _pool_broke(self, exc: BaseException) -> None:
+        """A worker died, hung or answered garbage: what it held is prepared here instead."""
+        assert self.pool is not None
+        self.claimed.extend(self.pool.outstanding())
+        self._close_pool()
+        self.pool_failed = True
+        log.write(self.home, "daemon.log", f"a worker process failed ({type(exc).__name__}); its "
+                                           f"{len(self.claimed)} record(s) and the rest are prepared in the daemon")
+
+    def _close_pool(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
+
+    def _drop_prepared(self) -> None:
+        """Give back what was listed, prepared or handed to a worker and not sent yet: it is still
+        in new/, and the next listing finds it again."""
+        names = [it.name for it in self.prepared] + list(self.claimed)
+        if self.pool is not None:
+            names += self.pool.outstanding()
+            self._close_pool()
+        self.prepared.clear()
+        self.claimed.clear()
+        self.backlog = []
+        self.owned.difference_update(names)
+
+    def _quarantine_item(self, item: prepare.Item, key: bytes) -> None:
+        assert item.reason is not None
+        if item.error is not None and item.frames is not None:
+            self._log_frames("make_safe", item.error, item.frames, f"{item.error} while making a record safe")
+        try:
+            raw = spool.read(self.home, "new", item.name)
+        except OSError:
+            return  # unreadable now: left alone (still owned) until the next start
+        self._quarantine_raw(item.name, raw, item.reason, key)
 
     def _quarantine_raw(self, name: str, raw: bytes, reason: str, key: bytes) -> None:
         try:
             quarantine.put_sealed(self.home, name, raw, reason, key)
             spool.ack(self.home, [name])
         except OSError as exc:  # a full disk: the record stays queued, tried again later
-            spool.unclaim(self.home, name)
             self._problem("failing", f"cannot write spool/quarantine: {exc.strerror or exc}")
             return
+        finally:
+            self.owned.discard(name)
         self.st["quarantined_total"] = self.st.get("quarantined_total", 0) + 1
 
     def _quarantine_safe(self, name: str, safe: dict[str, Any], reason: str) -> bool:
         try:
             quarantine.put_safe(self.home, name, safe, reason)
             spool.ack(self.home, [name])
-        except OSError as exc:
+        except OSError as exc:  # stays in flight, retried with the next batch
             self._problem("failing", f"cannot write spool/quarantine: {exc.strerror or exc}")
             return False
+        self.owned.discard(name)
         self.st["quarantined_total"] = self.st.get("quarantined_total", 0) + 1
         return True
 
@@ -507,6 +600,7 @@ class Daemon:
             self.acker.ack(done)  # deleted in the background: the next batch need not wait on the disk
         else:
             spool.ack(self.home, done)
+            self.owned.difference_update(done)
         if done:
             status_file.count_delivered(self.st, len(done))
             self.st["last_success"] = time.time()

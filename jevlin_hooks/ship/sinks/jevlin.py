@@ -8,9 +8,9 @@ other answer means is :func:`jevlin_hooks.ship.sinks.http.classify`.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from jevlin_hooks.ship import codec
 from jevlin_hooks.ship.sinks import Result
 from jevlin_hooks.ship.sinks.http import classify, client, endpoint_problem, inert, json_object, post
 
@@ -33,16 +33,18 @@ class JevlinSink:
             msg = f"no API key: set {AUTH}"
             return Result(retry=True, error=msg, hold=msg)
         # Each record encoded alone: one that JSON cannot carry is refused alone, with its reason.
-        parts, ids, rejected = [], [], {}
+        parts: list[bytes] = []
+        ids: list[str] = []
+        rejected: dict[str, str] = {}
         for r in records:
             try:
-                parts.append(json.dumps(r, separators=(",", ":"), allow_nan=False))
+                parts.append(codec.dumps_strict(r))
                 ids.append(r["record_id"])
             except (TypeError, ValueError) as exc:
                 rejected[r["record_id"]] = f"cannot be encoded as JSON: {type(exc).__name__}"
         if not parts:
             return Result(rejected=rejected)
-        data = ('{"records":[' + ",".join(parts) + "]}").encode()
+        data = b'{"records":[' + b",".join(parts) + b"]}"
         reply = post(self.http, self.endpoint, data, {"Authorization": f"Bearer {self.api_key}"}, "application/json")
         if isinstance(reply, Result):
             return reply

@@ -1,0 +1,149 @@
+"""A backlog is prepared by worker processes (ship/prepare.py): the same safe records as the
+daemon makes itself, each exactly once, nothing raw in what the sink receives, and nothing lost
+when a worker or the daemon dies. Real daemon processes, a real HTTP server, real kill -9."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+import pytest
+from fault_server import FaultServer
+from test_daemon import Daemon, spool_empty, wait_for, write_config
+
+from jevlin_hooks.privacy import ids, record
+from jevlin_hooks.ship import prepare
+
+pytestmark = pytest.mark.skipif(prepare.worker_count() < 1, reason="one core: the daemon prepares every record itself")
+
+N = prepare.MIN_BACKLOG + 452  # enough for the daemon to start workers
+GH = "ghp_" + "Wq7Xv2Lm4Nw6Pr9Ts1Uy3Ab5Cd7Ef0Gh2Ij4Q"
+PW = "Tr0ub4dor-and-9-more"
+
+
+def fill(home: str, n: int = N) -> dict[str, dict[str, Any]]:
+    """``n`` raw records straight into spool/new (fsyncing each would make the test slow, and the
+    writer is not what is tested); every tenth holds a secret, all hold raw ids."""
+    new = os.path.join(home, "spool", "new")
+    for sub in ("tmp", "new", "cur", "quarantine", "held"):
+        os.makedirs(os.path.join(home, "spool", sub), mode=0o700, exist_ok=True)
+    out = {}
+    t0 = time.time_ns()
+    for i in range(n):
+        history = f"Step {i}: checking how the retry loop backs off before I change it."
+        if i % 10 == 0:
+            history += f"\nexport GITHUB_TOKEN={GH}\nmysql -u root -p{PW} prod\n"
+        rec = {"v": 1, "record_id": f"{i:032x}", "kind": "search", "ts": "2026-11-30T10:00:00.000Z",
+               "harness": "claude-code", "session_id": f"raw-session-{i // 300}", "turn_id": f"raw-turn-{i // 7}",
+               "call_id": f"toolu_raw_{i:06d}", "parent_session_id": None, "window": 0, "seq": i + 1,
+               "history": history, "host_meta": {"platform": "linux", "model": "claude-x"},
+               "query": f"retry backoff {i}", "tool": "Bash", "status": "ok", "duration_ms": 12}
+        with open(os.path.join(new, f"{t0 + i:020d}.1.{i:08x}.json"), "w") as f:
+            json.dump(rec, f)
+        out[rec["record_id"]] = rec
+    return out
+
+
+def children(pid: int) -> list[int]:
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                out.append(int(d))
+    return out
+
+
+def daemon_log(home: str) -> str:
+    try:
+        return open(os.path.join(home, "logs", "daemon.log")).read()
+    except OSError:
+        return ""
+
+
+def test_workers_send_what_the_daemon_would_each_record_once_nothing_raw(home):
+    with FaultServer() as srv:
+        write_config(home, "jevlin", srv.url + "/v1/records")
+        raw = fill(home)
+        bad = {"00000000000000000001.1.bad1.json": b"{not json", "00000000000000000002.1.bad2.json":
+               json.dumps({"kind": "search", "record_id": "f" * 32, "ts": "2026-11-30T10:00:00Z"}).encode()}
+        for name, body in bad.items():  # the oldest: in the first chunks a worker prepares
+            with open(os.path.join(home, "spool", "new", name), "wb") as f:
+                f.write(body)
+        p = subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "daemon", "run", "--once"],
+                           env={**os.environ, "JEVLIN_HOME": home}, capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        assert spool_empty(home)
+        assert "worker process(es) beside the daemon" in daemon_log(home)
+        assert set(srv.received) == set(raw) and set(srv.received.values()) == {1}, "each record exactly once"
+        quarantined = {n: json.load(open(os.path.join(home, "spool", "quarantine", n)))
+                       for n in os.listdir(os.path.join(home, "spool", "quarantine"))}
+        assert sorted(quarantined) == sorted(bad)
+        assert [q["reason"] for _, q in sorted(quarantined.items())] == ["invalid record: not valid JSON",
+                                                                         "invalid record: session_id missing"]
+        assert all("sealed" in q for q in quarantined.values())
+        key = ids.load_key(home)
+        assert key is not None
+        # byte for byte what make_safe gives in this process
+        for rid, got in srv.records.items():
+            assert got == record.make_safe(raw[rid], key), rid
+        text = b"".join(srv.raw).decode("latin-1")
+        for planted in (GH, PW, "raw-session-", "raw-turn-", "toolu_raw_"):
+            assert planted not in text, f"{planted} reached the sink"
+        assert "[REDACTED:" in text
+
+
+def test_a_worker_killed_midway_loses_nothing_and_the_daemon_goes_on(home):
+    with FaultServer(default="slow:0.05") as srv:
+        write_config(home, "jevlin", srv.url, extra="batch_size = 40\n")
+        raw = fill(home)
+        with Daemon(home) as d:
+            assert d.proc is not None
+            wait_for(lambda: children(d.proc.pid), 20, "worker processes")  # type: ignore[union-attr]
+            workers = children(d.proc.pid)
+            key = ids.load_key(home)
+            assert key is not None
+            for w in workers:  # the key reaches a worker through its pipe, never its command line
+                assert key.hex() not in open(f"/proc/{w}/cmdline").read()
+            wait_for(lambda: len(srv.received) >= 200, 30, "a few batches")
+            os.kill(workers[0], signal.SIGKILL)
+            wait_for(lambda: set(srv.received) == set(raw) and spool_empty(home), 120, "every record")
+            assert "a worker process failed" in daemon_log(home)
+            wait_for(lambda: not children(d.proc.pid), 10, "workers gone once the backlog is drained")  # type: ignore[union-attr]
+            d.stop()
+        assert d.proc is not None and d.proc.returncode == 0
+
+
+def test_daemon_killed_with_workers_leaves_no_orphan_and_loses_nothing(home):
+    with FaultServer(default="slow:0.05") as srv:
+        write_config(home, "jevlin", srv.url, extra="batch_size = 40\n")
+        raw = fill(home)
+        d = Daemon(home).start()
+        assert d.proc is not None
+        wait_for(lambda: children(d.proc.pid), 20, "worker processes")  # type: ignore[union-attr]
+        workers = children(d.proc.pid)
+        wait_for(lambda: len(srv.received) >= 200, 30, "a few batches")
+        d.kill9()
+        # EOF on their stdin ends the workers: none is left behind scrubbing for nobody
+        wait_for(lambda: not any(os.path.exists(f"/proc/{w}") and _alive(w) for w in workers), 10, "workers exit")
+        srv.set(default="ok")
+        with Daemon(home) as again:
+            wait_for(lambda: set(srv.received) == set(raw) and spool_empty(home), 120, "every record after a restart")
+            again.stop()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
