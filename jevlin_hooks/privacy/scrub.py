@@ -930,7 +930,7 @@ def _run(c: _Compiled, text: str, lower: str, ascii_view: bytes, utf8s: list[tup
             utf8s.append((b, _Offsets(b, False)))
         data, pos = utf8s[0]
     else:
-        data, pos = ascii_view, _Offsets(ascii_view, True)
+        data, pos = ascii_view, _ASCII_OFFSETS
     n = len(data)
     scan = c.scan
     match = scan or c.rx.Match
@@ -1012,6 +1012,8 @@ class _Offsets:
         self.c.insert(i + 1, c)
         return c
 
+
+_ASCII_OFFSETS = _Offsets(b"", True)  # on the one-byte view an offset is its own: nothing to remember
 
 class _Groups:
     """A match's groups as str and str offsets, for the checks that look at the key name."""
