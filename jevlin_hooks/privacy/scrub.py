@@ -348,6 +348,8 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _DATE_OR_VERSION = re.compile(r"^(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}|\d+\.\d+(?:\.\d+)?)$")
 _AUTH_SCHEMES = frozenset(("bearer", "basic", "token", "digest", "apikey", "api-key", "negotiate", "ntlm"))
 _TRACEPARENT = re.compile(r"^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$")  # W3C trace context
+# the five in one call (each keeps its own ^ and $): most candidate values are one of them
+_PUBLIC_SHAPE = re.compile("|".join(f"(?:{rx.pattern})" for rx in (_UUID, _HEX_DIGEST, _INTEGRITY, _VERSIONISH, _TRACEPARENT)))
 _NEXT_IS_KEY = re.compile(r"""["'`]?[ \t]*:(?!:)""")
 _SSH_BEFORE = re.compile(r"\b(?:ssh|scp|sftp|rsync|mosh|ssh-copy-id|sshpass|autossh)\b[^\n]*$")
 _VERSION_BEFORE = re.compile(r"(?:version|release|\bver|\bv|\bbuild|\btag|@)[\"'(\[=: \t]*$")
@@ -487,7 +489,7 @@ def _random32_cached(value: str) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _random32_memo(value: str) -> bool:
-    return _random_looking_cached(value) and _entropy(value) >= 3.6
+    return _random_looking(value) and _entropy(value) >= 3.6
 
 
 def _random_looking(value: str) -> bool:
@@ -495,7 +497,7 @@ def _random_looking(value: str) -> bool:
     # cheap shape tests first: most candidates are digests, ids, paths and names
     if len(v) < 12 or " " in v:
         return False
-    if _UUID.match(v) or _HEX_DIGEST.match(v) or _INTEGRITY.match(v) or _VERSIONISH.match(v) or _TRACEPARENT.match(v):
+    if _PUBLIC_SHAPE.match(v):  # a UUID, a digest, an integrity hash, a version, a traceparent
         return False
     if "/" in v and v.count("/") >= 2 and not v.endswith("="):
         return False  # a path or URL
