@@ -30,14 +30,28 @@ from bench.agent_text import generate  # noqa: E402
 from jevlin_hooks.privacy import scrub  # noqa: E402
 
 
-def load_other(tree: str) -> ModuleType:
-    path = os.path.join(tree, "jevlin_hooks", "privacy", "scrub.py")
-    spec = importlib.util.spec_from_file_location("scrub_other", path)
+def _load(name: str, path: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
-    sys.modules["scrub_other"] = mod  # dataclasses look their module up while the class is made
+    sys.modules[name] = mod  # dataclasses look their module up while the class is made
     spec.loader.exec_module(mod)
     return mod
+
+
+def load_other(tree: str) -> ModuleType:
+    """The other tree's scrub.py, with its own prefilter.py where it has one."""
+    import jevlin_hooks.privacy as package
+    from jevlin_hooks.privacy import prefilter
+
+    theirs = os.path.join(tree, "jevlin_hooks", "privacy", "prefilter.py")
+    if not os.path.exists(theirs):
+        return _load("scrub_other", os.path.join(tree, "jevlin_hooks", "privacy", "scrub.py"))
+    package.prefilter = _load("prefilter_other", theirs)  # type: ignore[attr-defined]
+    try:
+        return _load("scrub_other", os.path.join(tree, "jevlin_hooks", "privacy", "scrub.py"))
+    finally:
+        package.prefilter = prefilter  # type: ignore[attr-defined]
 
 
 def key(result: tuple[str, list]) -> tuple[str, list[tuple[str, int, int]]]:
