@@ -639,6 +639,8 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
     if kind == "entropy32":
         if len(value) < 32 or value.isdigit() or value.isalpha():
             return False
+        if _PUBLIC_SHAPE.match(value[:CHECK_LIMIT].strip().strip("\"'`")):
+            return False  # what _random_looking rejects first (digests, UUIDs: half the candidates), before the key name
         name = (m.group(1) or "") if m is not None else ""
         if m is not None and not _entropy_key_ok(name):
             return False
