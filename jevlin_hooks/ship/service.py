@@ -142,7 +142,7 @@ class Daemon:
             os.close(paths.open_dir(self.home, "spool", sub))
         back = spool.reclaim(self.home)
         if back:
-            log.write(self.home, "daemon.log", f"reclaimed {back} record(s) left in flight by a previous run")
+            log.write(self.home, "daemon.log", f"queued again {back} record(s) an earlier version left in spool/cur")
         try:
             sfd = paths.open_dir(self.home, "state")
             try:
