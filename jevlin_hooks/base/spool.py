@@ -192,14 +192,27 @@ def _release(fd: int, owned: bool) -> None:
 
 def oldest(home: str, limit: int, sub: str = "new") -> list[str]:
     """The ``limit`` oldest record names, without holding the whole listing in memory."""
+    return oldest_counted(home, limit, sub)[0]
+
+
+def oldest_counted(home: str, limit: int, sub: str = "new") -> tuple[list[str], int]:
+    """``oldest`` and how many records there are in all (one pass)."""
     import heapq
+
+    total = 0
+
+    def names(it: Any) -> Any:
+        nonlocal total
+        for e in it:
+            if e.name.endswith(".json"):
+                total += 1
+                yield e.name
 
     try:
         with os.scandir(os.path.join(home, "spool", sub)) as it:
-            names = (e.name for e in it if e.name.endswith(".json"))
-            return heapq.nsmallest(limit, names)
+            return heapq.nsmallest(limit, names(it)), total
     except OSError:
-        return []
+        return [], 0
 
 
 def _move(home: str, name: str, src: str, dst: str) -> bool:

@@ -21,6 +21,10 @@ ALLOWED: dict[str, tuple[str, ...]] = {
 }
 ID_FIELDS = ("session_id", "turn_id", "call_id", "parent_session_id", "parent_call_id", "parent_turn_id")
 TEXT_FIELDS = ("history", "query", "prompt", "final_message")
+_ID_SET = frozenset(ID_FIELDS)
+_TEXT_SET = frozenset(TEXT_FIELDS)
+_NAME_FIELDS = frozenset(("model", "tool", "status", "outcome", "harness"))
+_HEX = frozenset("0123456789abcdef")
 HOST_META_KEYS = ("platform", "model", "agent_type", "history_source", "harness_version")
 HOST_META_IDS = ("forked_from",)  # thread ids inside host_meta: hashed like the id fields
 TOKEN_KEYS = ("input", "output", "cache_read", "cache_creation")
@@ -96,9 +100,16 @@ def clean(rec: Any) -> dict[str, Any]:
     Raises InvalidRecord for what no clamping can save (a missing id, a string for a window)."""
     if not isinstance(rec, dict):
         raise InvalidRecord("not a JSON object")
-    # Ids keep their code points: they are hashed as they are (surrogatepass), as `context` does.
-    out = {text(str(k)): (_number(v, CLAMPED[k]) if k in CLAMPED else v if k in ID_FIELDS and isinstance(v, str)
-                          else _plain(v)) for k, v in rec.items()}
+    out: dict[str, Any] = {}
+    for k, v in rec.items():
+        k = text(k) if type(k) is str else text(str(k))
+        if type(v) is str:
+            # Ids keep their code points: they are hashed as they are (surrogatepass), as `context` does.
+            out[k] = v if k in _ID_SET or v.isascii() else text(v)
+        elif k in CLAMPED:
+            out[k] = _number(v, CLAMPED[k])
+        else:
+            out[k] = _plain(v)
     tokens = out.get("tokens")
     if isinstance(tokens, dict):
         out["tokens"] = {k: _number(v, MAX_COUNT) for k, v in tokens.items()}
@@ -132,7 +143,7 @@ def validate(rec: Any) -> None:
         raise InvalidRecord("unknown kind" + (f" {kind!r}" if isinstance(kind, str) and kind.isidentifier()
                                               and len(kind) <= 32 else ""))
     rid = rec.get("record_id")
-    if not isinstance(rid, str) or not (8 <= len(rid) <= 64) or not all(c in "0123456789abcdef" for c in rid):
+    if not isinstance(rid, str) or not (8 <= len(rid) <= 64) or not _HEX.issuperset(rid):
         raise InvalidRecord("record_id must be 8-64 lowercase hex digits")
     for key in ("session_id", "harness", "ts"):
         if not isinstance(rec.get(key), str) or not rec[key]:
@@ -201,9 +212,9 @@ def make_safe(rec: Any, key: bytes, disabled_rules: tuple[str, ...] = ()) -> dic
         if field not in rec:
             continue
         value = rec[field]
-        if field in ID_FIELDS:
+        if field in _ID_SET:
             out[field] = ids.hash_id(value, key)
-        elif field in TEXT_FIELDS:
+        elif field in _TEXT_SET:
             add_text(out, field, value, TEXT_LIMIT, True)
         elif field == "host_meta":
             meta: dict[str, Any] = {}
@@ -228,7 +239,7 @@ def make_safe(rec: Any, key: bytes, disabled_rules: tuple[str, ...] = ()) -> dic
         elif field == "tokens":
             tok = value if isinstance(value, dict) else {}
             out[field] = {k: tok[k] for k in TOKEN_KEYS if isinstance(tok.get(k), int) and not isinstance(tok.get(k), bool)}
-        elif field in ("model", "tool", "status", "outcome", "harness") and isinstance(value, str):
+        elif field in _NAME_FIELDS and isinstance(value, str):
             add_text(out, field, value, NAME_LIMIT, False)
         else:
             out[field] = value

@@ -42,6 +42,7 @@ PID_NAME = paths.DAEMON_PID
 SPOOL_FULL_FLAG = "spool_full"
 BACKOFF_BASE_S = 1.0
 MIN_DELAY_S = 0.1  # whatever the config says, a failing loop never spins
+LISTING_MAX = 50_000  # names held at once (about 4 MB)
 
 
 class _Abort(BaseException):
@@ -75,6 +76,7 @@ class Daemon:
         # Names taken off the listing and not yet deleted or given back: listed, in a worker's
         # hands, prepared, in flight, or acknowledged and waiting for the acker's unlink.
         self.owned: set[str] = set()
+        self.depth = 0  # records in new/ at the last listing
         self.claimed: deque[str] = deque()  # owned, not prepared yet: a failed pool's chunks
         self.prepared: deque[prepare.Item] = deque()  # owned and prepared, not in a batch yet
         self.pool: prepare.Pool | None = None  # workers, while a backlog lasts
@@ -140,7 +142,7 @@ class Daemon:
             os.close(paths.open_dir(self.home, "spool", sub))
         back = spool.reclaim(self.home)
         if back:
-            log.write(self.home, "daemon.log", f"reclaimed {back} record(s) left in flight by a previous run")
+            log.write(self.home, "daemon.log", f"queued again {back} record(s) an earlier version left in spool/cur")
         try:
             sfd = paths.open_dir(self.home, "state")
             try:
@@ -396,8 +398,12 @@ class Daemon:
         size = 0
         if not self.backlog:
             owned = self.owned
-            want = max(limit * 20, prepare.MIN_BACKLOG) + len(owned)
-            self.backlog = [n for n in spool.oldest(self.home, want) if n not in owned]
+            # Each listing reads the whole directory: for a deep queue take a bigger share of it at
+            # once (a quarter of what the last listing saw, up to LISTING_MAX names), so draining
+            # N records lists the directory a bounded number of times instead of N / (20 batches).
+            want = min(max(limit * 20, prepare.MIN_BACKLOG, self.depth // 4), LISTING_MAX) + len(owned)
+            listed, self.depth = spool.oldest_counted(self.home, want)
+            self.backlog = [n for n in listed if n not in owned]
             self.backlog.reverse()  # pop() from the end = oldest first
         while len(self.inflight) < limit:
             item = self._next_item(settings)
