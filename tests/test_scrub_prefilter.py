@@ -108,3 +108,54 @@ def test_a_refused_scan_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(scrub._PF, "keywords", refuse)
     assert _key(text) == expected and expected[1]
+
+
+@pytest.mark.skipif(not prefilter.available(), reason="no Hyperscan wheel here")
+def test_the_cached_databases_answer_as_the_compiled_ones(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """Built once, then loaded from the cache directory; a corrupted, foreign or group-writable
+    file is never loaded (Hyperscan itself would load a corrupted one without a word)."""
+    monkeypatch.setattr(prefilter, "cache_dir", lambda: str(tmp_path / "cache"))
+    words = ["password", "token", "ghp_", "telefon"]
+    patterns = [(0, r"ghp_[A-Za-z0-9]{36}"), (1, r"AKIA[0-9A-Z]{16}"), (2, r"xox[bp]-[0-9A-Za-z-]{20,}")]
+    compiled: list[int] = []
+    real_build = prefilter._build
+
+    def counting(*a):  # type: ignore[no-untyped-def]
+        compiled.append(1)
+        return real_build(*a)
+
+    monkeypatch.setattr(prefilter, "_build", counting)
+    fresh = prefilter.build(words, [3], patterns)
+    assert fresh is not None and len(compiled) == 1
+    files = os.listdir(tmp_path / "cache")
+    assert len(files) == 1 and files[0].startswith("prefilter-")
+    path = tmp_path / "cache" / files[0]
+    assert path.stat().st_mode & 0o777 == 0o600
+    loaded = prefilter.build(words, [3], patterns)
+    assert loaded is not None and len(compiled) == 1, "the second build comes from the cache"
+    text = ("my telefon is here; token ghp_" + "a" * 36 + " and AKIA" + "B" * 16 + " telefon").encode()
+    assert loaded.keywords(text.lower()) == fresh.keywords(text.lower())
+    assert loaded.possible(text) == fresh.possible(text) == {0, 1}
+    assert loaded.pattern_ids == fresh.pattern_ids
+    # one byte of the compiled bytecode flipped: the digest no longer matches, so it is built again
+    data = bytearray(path.read_bytes())
+    data[-20] ^= 0xFF
+    path.write_bytes(bytes(data))
+    again = prefilter.build(words, [3], patterns)
+    assert again is not None and len(compiled) == 2 and again.possible(text) == {0, 1}
+    assert path.read_bytes() != bytes(data), "the bad file was replaced"
+    # writable by others: not trusted, built again
+    path.chmod(0o666)
+    assert prefilter.build(words, [3], patterns) is not None and len(compiled) == 3
+    # another set of rules is another file, and the old one goes
+    prefilter.build(words, [3], patterns[:2])
+    assert len(os.listdir(tmp_path / "cache")) == 1 and len(compiled) == 4
+
+
+@pytest.mark.skipif(not prefilter.available(), reason="no Hyperscan wheel here")
+def test_an_unwritable_cache_costs_a_compile_nothing_more(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the cache directory would go")
+    monkeypatch.setattr(prefilter, "cache_dir", lambda: str(blocker / "cache"))
+    pf = prefilter.build(["token"], [], [(0, r"ghp_[A-Za-z0-9]{36}")])
+    assert pf is not None and pf.possible(b"ghp_" + b"x" * 36) == {0}

@@ -30,7 +30,7 @@ def home() -> str:
 GUARDED = ("sessions", "spool", "state", "logs")
 
 
-def _refusal(path: str, st: os.stat_result, what: str) -> str | None:
+def refusal(path: str, st: os.stat_result, what: str) -> str | None:
     uid = os.geteuid()
     if st.st_uid != uid:
         return f"{what} {path} is owned by uid {st.st_uid}, not you (uid {uid}): refused"
@@ -54,7 +54,7 @@ def untrusted(home: str) -> str | None:
         return f"JEVLIN_HOME {home} cannot be read ({exc.strerror})"
     if not (st.st_mode & 0o170000) == 0o040000:
         return f"JEVLIN_HOME {home} is not a directory"
-    why = _refusal(home, st, "JEVLIN_HOME")
+    why = refusal(home, st, "JEVLIN_HOME")
     if why:
         return why
     for part in GUARDED:
@@ -67,7 +67,7 @@ def untrusted(home: str) -> str | None:
             return f"{path} cannot be read ({exc.strerror})"
         if (st.st_mode & 0o170000) != 0o040000:
             return f"{path} is not a plain directory (a symlink or a file): refused"
-        why = _refusal(path, st, "directory")
+        why = refusal(path, st, "directory")
         if why:
             return why
     return None

@@ -13,13 +13,27 @@ Both only answer "can it be there?", so the scrubber's output is the same with o
 
 Without the module (no wheel for the platform) or when a database does not compile, build()
 returns None and scrub.py keeps its Aho-Corasick gate and runs every selected pattern.
+
+Compiling takes a quarter of a second of CPU, in every process that scrubs (the daemon, each of
+its workers, `preview`). So the compiled databases are kept in the user's cache directory
+(platformdirs: ``~/.cache/jevlin-hooks`` on Linux, ``~/Library/Caches/jevlin-hooks`` on macOS),
+named by a digest of everything they were built from, and loaded in a millisecond. Hyperscan
+does not check a database's integrity, and a prefilter that answers wrong would skip a rule: the
+file carries the SHA-256 of its contents, checked before loading; a file that is not the user's
+own regular file, is writable by others, or does not check out is ignored and built again.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import struct
 import threading
 from collections.abc import Iterable
 from typing import Any
+
+from jevlin_hooks.base import paths
 
 try:
     import hyperscan
@@ -108,10 +122,24 @@ class Prefilter:
 
 
 def build(words: list[str], located: Iterable[int], patterns: list[tuple[int, str]]) -> Prefilter | None:
-    """Compile both databases; None where Hyperscan is missing or refuses the keywords. A pattern
-    Hyperscan refuses (an anchor inside the pattern) is left out of the prefilter: RE2 runs it."""
+    """Both databases, from the cache or compiled (then cached); None where Hyperscan is missing
+    or refuses the keywords."""
     if hyperscan is None:
         return None
+    loc = sorted(set(located))
+    key = _cache_key(words, loc, patterns)
+    cached = _load(key)
+    if cached is not None:
+        return cached
+    pf = _build(words, loc, patterns)
+    if pf is not None:
+        _store(key, pf)
+    return pf
+
+
+def _build(words: list[str], located: Iterable[int], patterns: list[tuple[int, str]]) -> Prefilter | None:
+    """Compile both databases. A pattern Hyperscan refuses (an anchor inside the pattern) is left
+    out of the prefilter: RE2 runs it."""
     try:
         wdb = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
         loc = frozenset(located)
@@ -139,3 +167,97 @@ def _compile(patterns: list[tuple[int, bytes]], flags: int) -> Any:
     except hyperscan.error:
         return None
     return db
+
+
+# --- the compiled databases, cached ------------------------------------------------------------
+
+_MAGIC = b"jevlin-hooks prefilter 1\n"
+_LEN = struct.Struct(">Q")
+_CACHE_LIMIT = 64 << 20
+
+
+def cache_dir() -> str:
+    import platformdirs
+
+    return platformdirs.user_cache_dir("jevlin-hooks", appauthor=False)
+
+
+def _cache_key(words: list[str], located: list[int], patterns: list[tuple[int, str]]) -> str:
+    what = json.dumps([getattr(hyperscan, "__version__", "?"), words, located, patterns]).encode()
+    return hashlib.sha256(what).hexdigest()[:32]
+
+
+def _file(key: str) -> str:
+    return f"prefilter-{key}.hsdb"
+
+
+def _load(key: str) -> Prefilter | None:
+    try:
+        dfd = paths.open_dir(cache_dir(), create=False)
+    except OSError:
+        return None
+    try:
+        if paths.refusal("cache", os.fstat(dfd), "directory"):
+            return None
+        fd = os.open(_file(key), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), dir_fd=dfd)
+        try:
+            st = os.fstat(fd)
+            if (st.st_mode & 0o170000) != 0o100000 or paths.refusal("cache", st, "file"):
+                return None
+            data = paths.read_fd(fd, _CACHE_LIMIT)
+        finally:
+            os.close(fd)
+    except OSError:
+        return None
+    finally:
+        os.close(dfd)
+    return _decode(data)
+
+
+def _decode(data: bytes) -> Prefilter | None:
+    """The databases in ``data``, or None for anything that does not check out."""
+    body = data[len(_MAGIC) + 32:]
+    if not data.startswith(_MAGIC) or hashlib.sha256(body).digest() != data[len(_MAGIC):len(_MAGIC) + 32]:
+        return None
+    try:
+        parts = []
+        pos = 0
+        for _ in range(3):
+            (n,) = _LEN.unpack_from(body, pos)
+            parts.append(body[pos + _LEN.size:pos + _LEN.size + n])
+            pos += _LEN.size + n
+        head = json.loads(parts[0])
+        words = hyperscan.loadb(parts[1], hyperscan.HS_MODE_BLOCK)
+        pats = hyperscan.loadb(parts[2], hyperscan.HS_MODE_BLOCK) if parts[2] else None
+        return Prefilter(words, pats, frozenset(head["pattern_ids"]), frozenset(head["located"]))
+    except (struct.error, ValueError, KeyError, TypeError, hyperscan.error):
+        return None  # another platform's build, another version: compiled again
+
+
+def _encode(pf: Prefilter) -> bytes:
+    head = json.dumps({"pattern_ids": sorted(pf.pattern_ids), "located": sorted(pf._located)}).encode()
+    blobs = [head, hyperscan.dumpb(pf._words), hyperscan.dumpb(pf._patterns) if pf._patterns is not None else b""]
+    body = b"".join(_LEN.pack(len(b)) + b for b in blobs)
+    return _MAGIC + hashlib.sha256(body).digest() + body
+
+
+def _store(key: str, pf: Prefilter) -> None:
+    """Best effort: a cache that cannot be written costs the next process a compile, nothing more."""
+    try:
+        dfd = paths.open_dir(cache_dir())
+    except OSError:
+        return
+    try:
+        if paths.refusal("cache", os.fstat(dfd), "directory"):
+            return
+        paths.write_atomic(dfd, _file(key), _encode(pf))
+        for name in os.listdir(dfd):  # other versions' builds
+            if name.startswith("prefilter-") and name.endswith(".hsdb") and name != _file(key):
+                try:
+                    os.unlink(name, dir_fd=dfd)
+                except OSError:
+                    pass
+    except (OSError, hyperscan.error):
+        pass
+    finally:
+        os.close(dfd)

@@ -97,7 +97,7 @@ def compiled() -> list[list[_Compiled]]:
     and the keyword automaton."""
     global _COMPILED, _GATE
     if _COMPILED is None:
-        words = sorted({k for r in RULES for k in r.keywords if k not in _COMMON}, key=len, reverse=True)
+        words = sorted({k for r in RULES for k in r.keywords if k not in _COMMON}, key=lambda w: (-len(w), w))  # one order in every process: the prefilter cache is keyed by it
         _GATE_WORDS[:] = words
         _GATE = ahocorasick_rs.AhoCorasick(words, matchkind=ahocorasick_rs.MATCHKIND_STANDARD)
         for i, r in enumerate(RULES):
