@@ -41,7 +41,7 @@ from jevlin_hooks.privacy import record
 from jevlin_hooks.ship import codec, quarantine
 
 CHUNK = 64  # names per frame: pipe and framing costs spread over many records
-DEPTH = 3  # chunks handed to each worker ahead of what the daemon consumes
+DEPTH = 4  # chunks handed to each worker ahead of what the daemon consumes
 MIN_BACKLOG = 2048  # below this many queued records, workers cost more than they save
 ANSWER_TIMEOUT_S = 60.0  # RE2 is linear: a chunk of 64 records taking a minute is a broken worker
 _HEADER = struct.Struct(">I")
@@ -168,6 +168,7 @@ class _Worker:
                                      stdout=subprocess.PIPE, close_fds=True)
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.fin, self.fout = self.proc.stdin.fileno(), self.proc.stdout.fileno()
+        _widen(self.fout)
         self.pending: deque[list[str]] = deque()  # chunks sent, answers not taken yet
         # Answers are read as soon as they come: a 200 KB answer left in a 64 KB pipe would
         # block the worker until the daemon got to it, instead of preparing its next chunk.
@@ -219,6 +220,19 @@ class _Worker:
         self.reader.join(timeout=5)
         if not self.reader.is_alive() and self.proc.stdout is not None:
             self.proc.stdout.close()
+
+
+def _widen(fd: int) -> None:
+    """Room in the pipe for all the answers a worker may have outstanding (DEPTH chunks of about
+    200 KB), so it never waits on the daemon's reader thread, which needs the GIL to read and
+    gets it only every few milliseconds while the daemon itself is busy. Linux only (up to
+    /proc/sys/fs/pipe-max-size, 1 MiB by default); elsewhere the pipe stays as it is."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 1 << 20)
+    except (ImportError, AttributeError, OSError):
+        pass
 
 
 def _item(row: Any, name: str) -> Item:

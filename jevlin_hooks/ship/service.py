@@ -43,6 +43,7 @@ SPOOL_FULL_FLAG = "spool_full"
 BACKOFF_BASE_S = 1.0
 MIN_DELAY_S = 0.1  # whatever the config says, a failing loop never spins
 LISTING_MAX = 50_000  # names held at once (about 4 MB)
+BUSY_REFRESH_S = 0.5
 
 
 class _Abort(BaseException):
@@ -77,6 +78,9 @@ class Daemon:
         # hands, prepared, in flight, or acknowledged and waiting for the acker's unlink.
         self.owned: set[str] = set()
         self.depth = 0  # records in new/ at the last listing
+        self.busy = False  # the last pass sent a batch and the next follows at once
+        self.last_reload = 0.0
+        self.last_save = 0.0
         self.claimed: deque[str] = deque()  # owned, not prepared yet: a failed pool's chunks
         self.prepared: deque[prepare.Item] = deque()  # owned and prepared, not in a batch yet
         self.pool: prepare.Pool | None = None  # workers, while a backlog lasts
@@ -299,7 +303,12 @@ class Daemon:
 
     def _step(self) -> float | None:
         """One pass: seconds to wait before the next (0: go on at once), None: stop (--once)."""
-        self._reload()
+        # Draining a backlog, the config is read again and the status written at most every
+        # BUSY_REFRESH_S (each was a few percent of the time per batch); otherwise every pass.
+        if not self.busy or time.monotonic() - self.last_reload >= BUSY_REFRESH_S:
+            self.last_reload = time.monotonic()
+            self._reload()
+        self.busy = False
         if self.config_problem or not config.trace_on(self.cfg):
             self._trace_off(self.config_problem)
             return None if self.once else float(self.cfg["daemon"]["rescan_s"])
@@ -334,7 +343,9 @@ class Daemon:
             self._send()
         finally:
             spool.unpin()
-        self._save_status()
+        self.busy = True
+        if time.monotonic() - self.last_save >= BUSY_REFRESH_S or self.inflight:
+            self._save_status()
         return 0
 
     def _trace_off(self, why: str | None) -> None:
@@ -718,6 +729,7 @@ class Daemon:
             pass  # a full disk: the flag is written at the next check
 
     def _save_status(self) -> None:
+        self.last_save = time.monotonic()
         self.st["in_flight"] = len(self.inflight)
         self.st["updated"] = time.time()
         status_file.save(self.home, self.st)
