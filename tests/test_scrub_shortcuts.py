@@ -1,0 +1,72 @@
+"""The scrubber's speed shortcuts give what the plain way gives (scrub.py): a value read off a
+group-less match is RE2's own group, the entropy's counting shortcut is bit for bit the plain
+formula, and the split-value windows that skip checking matches away from the joints find the
+same findings across a joint as checking every match."""
+
+from __future__ import annotations
+
+import math
+import random
+import string
+from collections import Counter
+
+import pytest
+from test_scrub_prefilter import _texts
+
+from jevlin_hooks.privacy import scrub
+
+
+@pytest.fixture(scope="module")
+def texts() -> list[str]:
+    return _texts()
+
+
+def test_values_read_off_the_match_are_re2s_groups(texts: list[str]) -> None:
+    shaped = [c for cs in scrub.compiled() for c in cs if c.value]
+    assert shaped, "no rule reads its value off the match"
+    checked = 0
+    for text in texts:
+        view = scrub.one_byte_view(text)
+        for c in shaped:
+            at = 0
+            while at <= len(view):
+                s0, e0 = c.scan(scrub._UNANCHORED, view, at, len(view))[0]
+                if s0 < 0:
+                    break
+                at = e0 if e0 > at else at + 1
+                span = scrub._value_span(c.value, view, s0, e0)
+                if span is None:
+                    continue
+                groups = c.rx.Match(scrub._UNANCHORED, view, s0, len(view))
+                assert groups[0] == (s0, e0)
+                value = next(g for i, g in enumerate(groups) if i in c.groups and g[1] > g[0])
+                assert span == value, (c.rule.name, view[s0:e0])
+                checked += 1
+    assert checked > 100
+
+
+def _plain_entropy(s: str) -> float:
+    n = len(s)
+    if not n:
+        return 0.0
+    return -sum([c / n * math.log2(c / n) for c in Counter(s).values()])
+
+
+def test_entropy_is_the_plain_formula_bit_for_bit() -> None:
+    rng = random.Random(5)
+    alphabets = [string.ascii_letters + string.digits + "+/=", "ab", string.hexdigits.lower(), string.printable, "é漢🎉a"]
+    for _ in range(20000):
+        s = "".join(rng.choice(rng.choice(alphabets)) for _ in range(rng.randint(0, 400)))
+        assert scrub._entropy(s) == _plain_entropy(s), s
+
+
+def test_windows_checked_only_across_joints_find_what_checking_everything_finds(texts: list[str],
+                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    split = [t for t in texts if scrub._joints(t, scrub.one_byte_view(t))]
+    assert len(split) > 50
+    shortcut = [scrub._rejoined(t, set(), scrub.one_byte_view(t)) for t in split]
+    real_find = scrub.find
+    monkeypatch.setattr(scrub, "find", lambda text, off, joints, across: real_find(text, off, joints))
+    plain = [scrub._rejoined(t, set(), scrub.one_byte_view(t)) for t in split]
+    assert shortcut == plain
+    assert sum(map(bool, plain)) > 20  # the split values are found
