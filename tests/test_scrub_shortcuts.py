@@ -70,3 +70,26 @@ def test_windows_checked_only_across_joints_find_what_checking_everything_finds(
     plain = [scrub._rejoined(t, set(), scrub.one_byte_view(t)) for t in split]
     assert shortcut == plain
     assert sum(map(bool, plain)) > 20  # the split values are found
+
+
+def test_email_search_around_each_at_sign_finds_what_re2_finds(texts: list[str]) -> None:
+    (c,) = [c for cs in scrub.compiled() for c in cs if c.rule.name == "email"]
+    extra = ["a@b.co", "x_y@host.example.org_z", "@@a@@b.cd@", "mail me: first.last+tag@sub.example.com.",
+             "git@github.com:org/repo.git and ops@corp.io", "a" * 500 + "@" + "b" * 500 + ".com"]
+    found = 0
+    for text in texts + extra:
+        view = scrub.one_byte_view(text)
+        plain: list[tuple[int, int]] = []
+        seek: list[tuple[int, int]] = []
+        for out, step in ((plain, lambda at, v=view: c.rx.Match(scrub._UNANCHORED, v, at, len(v))),
+                          (seek, lambda at, v=view: scrub._next_email(c.rx.Match, v, at))):
+            at = 0
+            while at <= len(view):
+                s0, e0 = step(at)[0]
+                if s0 < 0:
+                    break
+                out.append((s0, e0))
+                at = e0 if e0 > at else at + 1
+        assert seek == plain, text[:200]
+        found += len(plain)
+    assert found > 50

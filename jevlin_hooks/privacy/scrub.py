@@ -305,6 +305,8 @@ def one_byte_view(text: str) -> bytes:
         i = text.find("?", i + 1)
     return bytes(buf)
 _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_EMAIL_LOCAL = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._%+-")  # the e-mail rule's parts
+_EMAIL_DOMAIN = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-")
 
 
 def _alternatives(pattern: str) -> list[str]:
@@ -704,6 +706,11 @@ def _has_word_key(name: str) -> bool:
     return False
 
 
+def _k8s_secret(low: str) -> bool:
+    """Whether the (lower-cased) text holds a Kubernetes Secret manifest's kind."""
+    return "kind: secret" in low or "kind: 'secret'" in low or 'kind: "secret"' in low or "kind:secret" in low
+
+
 def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = None, lower: str = "") -> bool:
     kind = rule.check
     if not kind:
@@ -782,8 +789,7 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
             return len(user) >= 8 and not _placeholder(user) and _entropy(user) >= 3.0
         return not _placeholder(password) and password.lower() not in ("token", "pass", user.lower())
     if kind == "k8s":
-        low = lower or text.lower()
-        if not ("kind: secret" in low or "kind: 'secret'" in low or 'kind: "secret"' in low or "kind:secret" in low):
+        if not _k8s_secret(lower or text.lower()):
             return False
         return any(map(str.isdigit, value)) or value.endswith("=") or "+" in value
     if kind == "home":
@@ -877,6 +883,8 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True,
         rule = RULES[i]
         if rule.name in off:
             continue
+        if rule.check == "k8s" and not _k8s_secret(lower):
+            continue  # its check wants a kind: Secret somewhere in the text: none, no finding
         if rule.check in _LOCATED and len(lower) == len(text):
             # The gate already found every word these rules start from: no need for RE2 to
             # look again (with Unicode case folding, their patterns are the slowest).
@@ -1030,8 +1038,9 @@ def _run(c: _Compiled, text: str, lower: str, ascii_view: bytes, utf8s: list[tup
     scan = c.scan
     match = scan or c.rx.Match
     at = 0
+    seek = rule.name == "email"
     while at <= n:
-        spans = match(_UNANCHORED, data, at, n)
+        spans = _next_email(match, data, at) if seek else match(_UNANCHORED, data, at, n)
         s0, e0 = spans[0]
         if s0 < 0:
             break
@@ -1083,6 +1092,32 @@ def _run(c: _Compiled, text: str, lower: str, ascii_view: bytes, utf8s: list[tup
                          and rule.name != "kubernetes-secret-data"):
             continue
         out.append(Finding(rule.name, s, e))
+
+
+def _next_email(match: Any, data: bytes, at: int) -> Any:
+    """``match(_UNANCHORED, data, at, len(data))`` for the e-mail pattern, with RE2 looking only
+    around each @: an address holds one, its local part is the run of local characters just
+    before it and its domain lies in the run of domain characters after it (RE2 cannot skip ahead
+    to the @ itself, as it does to a literal a match starts with). The byte after the domain run
+    stays in view, for the closing \b."""
+    n = len(data)
+    while True:
+        at_sign = data.find(b"@", at)
+        if at_sign < 0:
+            return _NO_MATCH
+        p = at_sign
+        while p > at and data[p - 1] in _EMAIL_LOCAL:
+            p -= 1
+        end = at_sign + 1
+        while end < n and data[end] in _EMAIL_DOMAIN:
+            end += 1
+        spans = match(_UNANCHORED, data, p, min(n, end + 1))
+        if spans[0][0] >= 0:
+            return spans
+        at = at_sign + 1  # no address around this @: the next one starts after it
+
+
+_NO_MATCH = [(-1, -1)]
 
 
 def _near(lower: str, start: int, words: tuple[str, ...]) -> bool:
