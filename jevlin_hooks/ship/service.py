@@ -42,7 +42,7 @@ PID_NAME = paths.DAEMON_PID
 SPOOL_FULL_FLAG = "spool_full"
 BACKOFF_BASE_S = 1.0
 MIN_DELAY_S = 0.1  # whatever the config says, a failing loop never spins
-LISTING_MAX = 50_000  # names held at once (about 4 MB)
+LISTING_MAX = 20_000  # names held at once (under 2 MB)
 BUSY_REFRESH_S = 0.5
 
 
