@@ -147,3 +147,39 @@ def _alive(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_the_local_store_gets_the_same_rows_through_workers(home):
+    """The default sink: every record a row, the search's result summary kept and scrubbed (the
+    workers add the local extras exactly as the daemon does), nothing raw in the database."""
+    import sqlite3
+
+    write_config(home, "local")
+    raw = fill(home)
+    for i, rid in enumerate(list(raw)[:50]):  # a result summary on some of them
+        raw[rid]["result"] = {"lines": 3, "preview": f"result {i}\nexport GITHUB_TOKEN={GH}\n"}
+    new = os.path.join(home, "spool", "new")
+    by_id = {json.load(open(os.path.join(new, n)))["record_id"]: n for n in os.listdir(new)}
+    for rid in list(raw)[:50]:
+        with open(os.path.join(new, by_id[rid]), "w") as f:
+            json.dump(raw[rid], f)
+    p = subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "daemon", "run", "--once"],
+                       env={**os.environ, "JEVLIN_HOME": home}, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert spool_empty(home) and "worker process(es)" in daemon_log(home)
+    key = ids.load_key(home)
+    assert key is not None
+    db = sqlite3.connect(os.path.join(home, "traces.db"))
+    rows = dict(db.execute("select record_id, body from records").fetchall())
+    assert set(rows) == set(raw)
+    for rid in list(raw)[:50] + list(raw)[-50:]:
+        want = record.make_safe(raw[rid], key)
+        want.update(record.local_extras(raw[rid]))
+        assert json.loads(rows[rid]) == want, rid
+    assert "[REDACTED:" in json.loads(rows[list(raw)[0]])["result"]["preview"]
+    stored = open(os.path.join(home, "traces.db"), "rb").read()
+    wal = os.path.join(home, "traces.db-wal")
+    if os.path.exists(wal):
+        stored += open(wal, "rb").read()
+    for planted in (GH.encode(), PW.encode(), b"raw-session-", b"toolu_raw_"):
+        assert planted not in stored
