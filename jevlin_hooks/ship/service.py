@@ -453,7 +453,9 @@ class Daemon:
                     # used too (a record may go out a little before an older one; order is a hint)
                     return self._prepare_here(settings)
                 try:
-                    self.prepared.extend(self.pool.take())
+                    self.prepared.extend(self.pool.take(self.stop))
+                except prepare.Stopped:
+                    return None  # SIGTERM: the batch so far is sent or given back, as the loop decides
                 except Exception as exc:  # noqa: BLE001 - a dead or broken worker: inline from here on
                     self._pool_broke(exc)
                 continue
