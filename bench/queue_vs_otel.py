@@ -4,13 +4,16 @@
 
 For each size: N search records (1-3 KiB of history, 20% holding a secret) are written into a
 spool; then, in the same run and against the same receiver on 127.0.0.1:
-  * `jevlin-hooks daemon run --once` (claim, validate, scrub, hash, batch, gzip, POST, delete
-    after the ack), timed from its start until it exits with the queue empty;
+  * `jevlin-hooks daemon run --once` (read, validate, scrub, hash, batch, gzip, POST, delete
+    after the ack; with 2,048 or more records, worker processes beside it), timed from its
+    start until it exits with the queue empty;
   * bench/otel_sdk_export.py: the SDK's BatchSpanProcessor + OTLP/HTTP protobuf exporter on
     the same records, unscrubbed, timed from its start until its force_flush returns.
 Both are whole processes (start-up included); the receiver counts what arrived (spans decoded
-from protobuf, records counted in the gzip JSON) so a dropped record shows. Peak RSS and CPU
-are each child's own (wait4).
+from protobuf, records counted in the gzip JSON) so a dropped record shows. CPU is each side's
+own, worker processes included (wait4 of a process that waited for its children); peak RSS is
+the largest sum over the process and its children, sampled every 20 ms from /proc (wait4 alone
+would give the largest single process, hiding a worker's memory).
 """
 
 from __future__ import annotations
@@ -72,11 +75,46 @@ class Receiver(BaseHTTPRequestHandler):
         self.wfile.write(out)
 
 
+def _rss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _family(pid: int) -> list[int]:
+    out = [pid]
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                out += [int(c) for c in f.read().split()]
+    except OSError:
+        pass
+    return out
+
+
 def reap(proc: subprocess.Popen[bytes]) -> tuple[float, float]:
-    """Wait for ``proc``; its own (CPU seconds, peak RSS MB), not the other children's."""
+    """Wait for ``proc``: (CPU seconds of it and the children it waited for, peak RSS MB of it
+    and its children together)."""
+    peak = 0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.wait(0.02):
+            peak = max(peak, sum(_rss_kb(p) for p in _family(proc.pid)))
+
+    t = threading.Thread(target=sample, daemon=True)
+    t.start()
     _, status, ru = os.wait4(proc.pid, 0)
+    done.set()
+    t.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024
+    return ru.ru_utime + ru.ru_stime, max(peak, ru.ru_maxrss) / 1024
 
 
 def run_daemon(home: str, url: str, sink: str) -> tuple[float, float, float]:

@@ -147,3 +147,70 @@ def _alive(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_the_local_store_gets_the_same_rows_through_workers(home):
+    """The default sink: every record a row, the search's result summary kept and scrubbed (the
+    workers add the local extras exactly as the daemon does), nothing raw in the database."""
+    import sqlite3
+
+    write_config(home, "local")
+    raw = fill(home)
+    for i, rid in enumerate(list(raw)[:50]):  # a result summary on some of them
+        raw[rid]["result"] = {"lines": 3, "preview": f"result {i}\nexport GITHUB_TOKEN={GH}\n"}
+    new = os.path.join(home, "spool", "new")
+    by_id = {json.load(open(os.path.join(new, n)))["record_id"]: n for n in os.listdir(new)}
+    for rid in list(raw)[:50]:
+        with open(os.path.join(new, by_id[rid]), "w") as f:
+            json.dump(raw[rid], f)
+    p = subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "daemon", "run", "--once"],
+                       env={**os.environ, "JEVLIN_HOME": home}, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert spool_empty(home) and "worker process(es)" in daemon_log(home)
+    key = ids.load_key(home)
+    assert key is not None
+    db = sqlite3.connect(os.path.join(home, "traces.db"))
+    rows = dict(db.execute("select record_id, body from records").fetchall())
+    assert set(rows) == set(raw)
+    for rid in list(raw)[:50] + list(raw)[-50:]:
+        want = record.make_safe(raw[rid], key)
+        want.update(record.local_extras(raw[rid]))
+        assert json.loads(rows[rid]) == want, rid
+    assert "[REDACTED:" in json.loads(rows[list(raw)[0]])["result"]["preview"]
+    stored = open(os.path.join(home, "traces.db"), "rb").read()
+    wal = os.path.join(home, "traces.db-wal")
+    if os.path.exists(wal):
+        stored += open(wal, "rb").read()
+    for planted in (GH.encode(), PW.encode(), b"raw-session-", b"toolu_raw_"):
+        assert planted not in stored
+
+
+def test_sigterm_with_a_hung_worker_stops_the_daemon_and_loses_nothing(home):
+    """A worker that stops answering (SIGSTOP) must not hold up SIGTERM: the daemon stops,
+    kills the worker on its way out, and the next start sends everything."""
+    with FaultServer(default="slow:0.05") as srv:
+        write_config(home, "jevlin", srv.url, extra="batch_size = 40\n")
+        raw = fill(home)
+        d = Daemon(home).start()
+        assert d.proc is not None
+        wait_for(lambda: children(d.proc.pid), 20, "worker processes")  # type: ignore[union-attr]
+        workers = children(d.proc.pid)
+        wait_for(lambda: len(srv.received) >= 80, 30, "a few batches")
+        for w in workers:
+            os.kill(w, signal.SIGSTOP)
+        # the daemon prepares the rest itself, then waits on the chunks the hung worker holds
+        # (their answer is given up on only after a minute)
+        seen, still = -1, 0
+        deadline = time.monotonic() + 60
+        while still < 15 and time.monotonic() < deadline:
+            time.sleep(0.1)
+            still = still + 1 if len(srv.received) == seen else 0
+            seen = len(srv.received)
+        assert len(srv.received) < len(raw), "some records wait on the hung worker"
+        d.stop()  # waits at most 20 s: a daemon waiting out the worker's minute would not stop in time
+        assert d.proc.returncode == 0
+        assert not any(_alive(w) for w in workers), "the hung worker was not left behind"
+        srv.set(default="ok")
+        with Daemon(home) as again:
+            wait_for(lambda: set(srv.received) == set(raw) and spool_empty(home), 120, "every record after a restart")
+            again.stop()

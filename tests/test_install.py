@@ -242,3 +242,11 @@ def test_install_without_harness_and_nothing_found(tmp_path):
                        stdin=subprocess.DEVNULL)
     assert p.returncode == 1 and "no harness found" in p.stderr and p.stderr.count("\n") == 1
     assert os.listdir(tmp_path) == []
+
+
+def test_the_cli_offers_every_installer():
+    """cli.py takes `--harness` choices from the harness table (cheap to import); the
+    installers' table must name the same harnesses, in the same order."""
+    from jevlin_hooks import cli, install
+
+    assert cli._installers() == list(install.INSTALLERS)

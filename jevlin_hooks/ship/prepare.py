@@ -48,6 +48,10 @@ _HEADER = struct.Struct(">I")
 _MAX_FRAME = 256 << 20
 
 
+class Stopped(Exception):
+    """The daemon is stopping: no more waiting for workers."""
+
+
 @dataclass
 class Item:
     """One claimed record, prepared: ``safe`` to send, or ``reason`` it goes to quarantine."""
@@ -188,12 +192,19 @@ class _Worker:
         _write_frame(self.fin, names)
         self.pending.append(names)
 
-    def answer(self, timeout: float) -> list[Any]:
-        """The oldest chunk's answer; raises on EOF, garbage or timeout."""
-        try:
-            raw = self.answers.get(timeout=timeout)
-        except queue.Empty:
-            raise TimeoutError("no answer") from None
+    def answer(self, timeout: float, stop: threading.Event) -> list[Any]:
+        """The oldest chunk's answer; raises on EOF, garbage or timeout, and Stopped as soon as
+        ``stop`` is set (SIGTERM must not wait on a hung worker)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if stop.is_set():
+                raise Stopped
+            try:
+                raw = self.answers.get(timeout=min(0.1, max(0.0, deadline - time.monotonic())))
+                break
+            except queue.Empty:
+                if time.monotonic() >= deadline:
+                    raise TimeoutError("no answer") from None
         if isinstance(raw, BaseException):
             self.answers.put(raw)  # every later answer fails the same way
             raise raw
@@ -287,11 +298,11 @@ class Pool:
     def outstanding(self) -> list[str]:
         return [n for _, names in self.order for n in names]
 
-    def take(self) -> list[Item]:
-        """The oldest submitted chunk, prepared. Raises when a worker failed: the caller then
-        prepares ``outstanding()`` itself."""
+    def take(self, stop: threading.Event) -> list[Item]:
+        """The oldest submitted chunk, prepared. Raises Stopped when ``stop`` is set, anything
+        else when a worker failed: the caller then prepares ``outstanding()`` itself."""
         w, names = self.order[0]
-        rows = w.answer(ANSWER_TIMEOUT_S)
+        rows = w.answer(ANSWER_TIMEOUT_S, stop)
         items = [_item(row, name) for row, name in zip(rows, names, strict=True)]
         self.order.popleft()
         return items

@@ -42,7 +42,7 @@ PID_NAME = paths.DAEMON_PID
 SPOOL_FULL_FLAG = "spool_full"
 BACKOFF_BASE_S = 1.0
 MIN_DELAY_S = 0.1  # whatever the config says, a failing loop never spins
-LISTING_MAX = 50_000  # names held at once (about 4 MB)
+LISTING_MAX = 20_000  # names held at once (under 2 MB)
 BUSY_REFRESH_S = 0.5
 
 
@@ -453,7 +453,9 @@ class Daemon:
                     # used too (a record may go out a little before an older one; order is a hint)
                     return self._prepare_here(settings)
                 try:
-                    self.prepared.extend(self.pool.take())
+                    self.prepared.extend(self.pool.take(self.stop))
+                except prepare.Stopped:
+                    return None  # SIGTERM: the batch so far is sent or given back, as the loop decides
                 except Exception as exc:  # noqa: BLE001 - a dead or broken worker: inline from here on
                     self._pool_broke(exc)
                 continue
