@@ -85,9 +85,7 @@ _PREFILTERED = frozenset((
     "sonarqube-token", "stripe-key", "telegram-bot-token", "twilio-key", "url-credentials", "vault-token",
     "yandex-token",
 ))
-_LOCATED = ("i18n", "phonelabel")
-_IPV6 = next(r for r in RULES if r.name == "ipv6")
-_IPV6_FULL_PID = -1  # the prefilter's number for its first form (see compiled())  # rules that take their positions from the gate's words
+_LOCATED = ("i18n", "phonelabel")  # rules that take their positions from the gate's words
 # One-character keywords ("." ":" "=" "@"): a plain `in` test each (memchr), since the automaton
 # would report every one of their thousands of occurrences.
 _COMMON = frozenset(k for r in RULES for k in r.keywords if k.isascii() and len(k) == 1)
@@ -129,13 +127,6 @@ def compiled() -> list[list[_Compiled]]:
                 if r.name in _PREFILTERED and r.pattern.isascii():
                     to_prefilter.append((pid, pattern))
                 pid += 1
-        # IPv6: its pattern's second form (with ::) costs Hyperscan as much as RE2, but that
-        # form needs "::" in the text (a memchr away); the first form alone is cheap to prefilter
-        global _IPV6_FULL_PID
-        full, compressed = _IPV6.pattern.split("|", 1)
-        assert compressed.startswith("\\b(?:[0-9A-Fa-f]{1,4}:){1,6}:") and "|" not in full + compressed  # :: in it
-        _IPV6_FULL_PID = pid
-        to_prefilter.append((pid, full))
         located = {k for r in RULES if r.check in _LOCATED for k in r.keywords}
         _COMPILED = out
         if prefilter.available():
@@ -894,9 +885,6 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True,
             continue
         if rule.check == "k8s" and not _k8s_secret(lower):
             continue  # its check wants a kind: Secret somewhere in the text: none, no finding
-        if rule is _IPV6 and pf is not None and _IPV6_FULL_PID not in possible and b"::" not in ascii_view \
-                and _IPV6_FULL_PID in pf.pattern_ids:  # type: ignore[operator]
-            continue  # neither form can match: no eight groups (Hyperscan says), no "::"
         if rule.check in _LOCATED and len(lower) == len(text):
             # The gate already found every word these rules start from: no need for RE2 to
             # look again (with Unicode case folding, their patterns are the slowest).
