@@ -93,3 +93,22 @@ def test_email_search_around_each_at_sign_finds_what_re2_finds(texts: list[str])
         assert seek == plain, text[:200]
         found += len(plain)
     assert found > 50
+
+
+def test_fake_value_test_on_ascii_is_the_regex_test() -> None:
+    def plain(v: str) -> bool:
+        v = v[:scrub.CHECK_LIMIT]
+        return scrub._FAKE.search(v) is not None or len(v) >= 16 and scrub._LOWER_RUN.search(v) is not None
+
+    rng = random.Random(3)
+    hits = 0
+    for _ in range(50000):
+        alpha = rng.choice(["xX*.#$<{EXAMPLE", "ab0", string.printable, "x", "0", "9.", "$", "٣a"])
+        v = "".join(rng.choice(alpha) for _ in range(rng.randint(0, 60)))
+        if rng.random() < 0.2:
+            v = rng.choice("xX*.#0123456789az٣") * rng.randint(6, 18) + v
+        assert scrub._fake_value.__wrapped__(v) == plain(v), v
+        hits += plain(v)
+    assert hits > 5000
+    long = "A" * 5000 + "xxxxxxxx"  # past CHECK_LIMIT: not looked at
+    assert scrub._fake_value.__wrapped__(long) == plain(long) is False

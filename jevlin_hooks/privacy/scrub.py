@@ -607,6 +607,11 @@ def _random_looking(value: str) -> bool:
 # tokens begin with 20 A's).
 _FAKE = re.compile(r"([xX*.#])\1{7}|(\d)\2{15}|EXAMPLE|<|\$\{|^\$")
 _LOWER_RUN = re.compile(r"([a-z])\1{15}")  # apart: in one pattern it slowed every search by half
+# Both for ASCII text, without backreferences, spelled out: 8 of x X * . #, 16 of a digit or of a
+# lower-case letter, and the rest as they are (Python's \d also takes other scripts' digits, so a
+# non-ASCII value goes the way above)
+_FAKE_ASCII = _re2.RE2("|".join([re.escape(c * 8) for c in "xX*.#"] + [c * 16 for c in "0123456789abcdefghijklmnopqrstuvwxyz"]
+                                + ["EXAMPLE", "<", r"\$\{", r"^\$"]).encode(), _OPTIONS)
 
 
 _MASKED_TAILS = ("###", "***", "[REDACTED", "[Redacted", "[redacted")
@@ -624,6 +629,9 @@ def looks_fake(value: str, text: str = "", end: int = 0) -> bool:
 @functools.lru_cache(maxsize=4096)
 def _fake_value(value: str) -> bool:
     v = value[:CHECK_LIMIT]
+    if v.isascii():  # nearly always: RE2 on the bytes, 10x faster than the backreferences
+        b = v.encode("ascii")
+        return _FAKE_ASCII.Match(_UNANCHORED, b, 0, len(b))[0][0] >= 0
     return _FAKE.search(v) is not None or len(v) >= 16 and _LOWER_RUN.search(v) is not None
 
 
