@@ -112,3 +112,38 @@ def test_fake_value_test_on_ascii_is_the_regex_test() -> None:
     assert hits > 5000
     long = "A" * 5000 + "xxxxxxxx"  # past CHECK_LIMIT: not looked at
     assert scrub._fake_value.__wrapped__(long) == plain(long) is False
+
+
+def _placeholder_before(value: str, code: bool = True) -> bool:
+    """scrub._placeholder_uncached as it was, with sets of the value's characters."""
+    v = value[:scrub.CHECK_LIMIT].strip().strip("\"'`")
+    if len(v) < 4 or scrub._ARTIFACT.match(v) or v.endswith(":") or scrub._has_run(v, 10):
+        return True
+    raw = value[:scrub.CHECK_LIMIT]
+    if " = " in raw or " := " in raw or scrub._CRED_NAME.match(v):
+        return True
+    low = v.lower()
+    if " " in v and value.lstrip().startswith("`"):
+        return True
+    if low in scrub._STOPWORDS or low.startswith(("=", "$", "[", "{", "...", "(", "%", "{{", "<", "#{", "[redacted", "@",
+                                                  "env:", "env.", "process.env", "os.environ", "secrets.", "vault:",
+                                                  "ref:", "op://", "file:")):
+        return True
+    if len(set(low) - set("*x.-_ ")) == 0 or len(set(low)) == 1:
+        return True
+    if code and scrub._IDENT_PATH.match(v) and not scrub._random_dotted(v) or scrub._SNAKE.match(v):
+        return True
+    return v.startswith("//") or "::" in v
+
+
+def test_placeholder_test_is_what_it_was(texts: list[str]) -> None:
+    rng = random.Random(9)
+    values = ["".join(rng.choice(rng.choice(["*x.-_ ", "*x.-_ a", "aaab", "a", "İx", "ab.c_d9", string.printable]))
+                      for _ in range(rng.randint(1, 30))) for _ in range(30000)]
+    values += [w for t in texts[:800] for w in t.split()]
+    hits = 0
+    for v in values:
+        for code in (True, False):
+            assert scrub._placeholder_uncached(v, code) == _placeholder_before(v, code), v
+            hits += _placeholder_before(v, code)
+    assert 1000 < hits < 2 * len(values) - 1000

@@ -462,9 +462,11 @@ def _placeholder_uncached(value: str, code: bool = True) -> bool:
     if low in _STOPWORDS or low.startswith(("=", "$", "[", "{", "...", "(", "%", "{{", "<", "#{", "[redacted", "@", "env:", "env.", "process.env",
                                            "os.environ", "secrets.", "vault:", "ref:", "op://", "file:")):
         return True
-    if len(set(low) - set("*x.-_ ")) == 0 or len(set(low)) == 1:
+    # masks (all of * x . - _ and blanks) and one character repeated; strip and count run in C
+    # where sets of a long value's characters did not
+    if not low.strip("*x.-_ ") or low.count(low[0]) == len(low):
         return True
-    if code and _IDENT_PATH.match(v) and not _random_dotted(v) or _SNAKE.match(v):
+    if code and "." in v and _IDENT_PATH.match(v) and not _random_dotted(v) or _SNAKE.match(v):
         return True  # config.token, self.api_key, called_with, ACCESS_TOKEN: code, not a value
     return v.startswith("//") or "::" in v
 
