@@ -183,73 +183,22 @@ def _submatches(c: _Compiled, data: bytes, s0: int, e0: int) -> list[tuple[int, 
     return [(a + s0, b + s0) if a >= 0 else (-1, -1) for a, b in rel]
 
 
-# Rules with many candidates and few findings (a varied 32 KiB message: quoted-high-entropy 50
-# candidates, 6 findings; generic-high-entropy 40 and 2; credential-in-prose 15 and 1): their value
-# is read off the group-less match in C (rstrip of the value's characters), and the checks that
-# look at the value alone run before RE2 works out the groups (3-8 us a candidate). Each shape
-# says where the value group ends (at the match's end: the value is the pattern's last, greedy
-# part) and which characters may precede it; a value read this way is exactly RE2's group, and
-# where it could be ambiguous (a "=" or ":" inside the run, which could be the assignment) the
-# candidate takes the RE2 way.
+# credential-in-prose: 15 candidates a varied message, one finding. Its one group, the value, is
+# the pattern's last, greedy part, and what precedes it (a blank or a quote) is no value
+# character: the value is the run of value characters at the match's end, read off in C
+# (rstrip), where RE2 took another call a candidate to say where the group is. (Tried for
+# quoted-high-entropy and the assignment rules too, with the value's cheap tests before RE2's
+# groups: slower, 0.92-0.98x; RE2 works out their groups in 2-3 us, less than Python reads them.)
 _VALUE_SHAPES = {
     "credential-in-prose": "prose",  # ...[ \t]+[quote]VALUE, VALUE = [^\s"'`,;]{6,}
 }
-_RUN32_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-"
-# _QUOTED_OR_BARE's bare value: [^\s"'`,;<>{}()\[\]\\] (RE2's \s: \t \n \f \r and space)
-_BARE_CHARS = bytes(b for b in range(256) if b not in b'\t\n\f\r "\'`,;<>{}()[]\\')
 _PROSE_CHARS = bytes(b for b in range(256) if b not in b'\t\n\f\r "\'`,;')
 
 
-def _value_span(shape: str, data: bytes, s0: int, e0: int) -> tuple[int, int] | None:
-    """The value group of the match [s0, e0) when it can be read off without RE2, else None."""
-    if shape == "prose":  # the value follows a quote or a blank, none of them value characters
-        return s0 + len(data[s0:e0].rstrip(_PROSE_CHARS)), e0
-    last = data[e0 - 1]
-    if shape == "assign" and last in b"\"'`":
-        # a quoted value ends at its closing quote (a bare value never holds one) and holds no
-        # other of that quote
-        r = data.rfind(last, s0, e0 - 1)
-        return (r + 1, e0 - 1) if r >= 0 else None
-    run = _RUN32_CHARS if shape == "run32" else _BARE_CHARS
-    r = s0 + len(data[s0:e0].rstrip(run))  # the value is the end of this run
-    # The value follows the assignment, then blanks and a quote. The key name holds none of
-    # = : , (nor does the character before it, which may be one: skipped), so the first of them
-    # after s0 starts the assignment; where it is a "," in an `assign` pattern, the assignment
-    # may be `"key", value`: RE2 says.
-    eq, colon = data.find(b"=", s0 + 1, e0), data.find(b":", s0 + 1, e0)
-    p = eq if colon < 0 or 0 <= eq < colon else colon
-    if p < 0:
-        return r, e0  # a bare value after `"key", ` (no "=" or ":" in it)
-    comma = data.find(b",", s0 + 1, p)
-    if shape == "run32":
-        if 0 <= comma:
-            p = comma
-        end = p + 2 if data[p:p + 2] in (b"=>", b":=") else p + 1
-    else:
-        if comma >= 0:
-            return None
-        if data[p] == 61:  # =
-            end = p + 2 if data[p + 1:p + 2] == b">" else p + 1
-        else:  # :{1,3}= or :
-            k = p
-            while k < e0 and data[k] == 58:
-                k += 1
-            end = k + 1 if k - p <= 3 and data[k:k + 1] == b"=" else p + 1
-    return max(end, r), e0
-
-
-def _value_rejected(check: str, value: str, text: str, e: int) -> bool:
-    """What the rule's check (_check) rejects by the value alone, with cheap tests only (the
-    costly ones, entropy and placeholders, stay after the key name's test, which is cached)."""
-    if check == "entropy32":
-        if len(value) < 32 or value.isdigit() or value.isalpha() or not any(map(str.isdigit, value)):
-            return True
-        return _PUBLIC_SHAPE.match(value[:CHECK_LIMIT].strip().strip("\"'`")) is not None
-    if check == "entropy":
-        return _plainly_public(value[:CHECK_LIMIT].strip().strip("\"'`"))
-    if check == "value":
-        return e < len(text) and text[e] == "("
-    return False
+def _value_span(shape: str, data: bytes, s0: int, e0: int) -> tuple[int, int]:
+    """The value group of the match [s0, e0), read off the match (see _VALUE_SHAPES)."""
+    assert shape == "prose"
+    return s0 + len(data[s0:e0].rstrip(_PROSE_CHARS)), e0
 
 
 _PF_READY = threading.Event()
@@ -633,7 +582,8 @@ def _fake_value(value: str) -> bool:
     v = value[:CHECK_LIMIT]
     if v.isascii():  # nearly always: RE2 on the bytes, 10x faster than the backreferences
         b = v.encode("ascii")
-        return _FAKE_ASCII.Match(_UNANCHORED, b, 0, len(b))[0][0] >= 0
+        start: int = _FAKE_ASCII.Match(_UNANCHORED, b, 0, len(b))[0][0]
+        return start >= 0
     return _FAKE.search(v) is not None or len(v) >= 16 and _LOWER_RUN.search(v) is not None
 
 
@@ -1051,61 +1001,63 @@ def _run(c: _Compiled, text: str, lower: str, ascii_view: bytes, utf8s: list[tup
     n = len(data)
     scan = c.scan
     match = scan or c.rx.Match
+    # what the loop reads for every candidate, read once (150 candidates a varied message)
+    check, name, near, groups = rule.check, rule.name, rule.near, c.groups
+    word_start, secret, ascii_pos = c.word_start, c.secret, pos.ascii
+    span_hook = check in _SPAN_HOOKS
+    read_value = c.value if ascii_pos else ""
+    groups_for_check = c.needs_match
+    skip_far = across is not None and ascii_pos and not span_hook
+    joints_at = across or []
+    seek = name == "email"
     at = 0
-    seek = rule.name == "email"
     while at <= n:
         spans = _next_email(match, data, at) if seek else match(_UNANCHORED, data, at, n)
         s0, e0 = spans[0]
         if s0 < 0:
             break
-        if c.word_start and s0 > 0 and data[s0 - 1] in _WORD_BYTES:
+        if word_start and s0 > 0 and data[s0 - 1] in _WORD_BYTES:
             at = s0 + 1  # where \b would have failed: look again from the next byte
             continue
         at = e0 if e0 > at else at + 1
-        if across is not None and pos.ascii and rule.check not in _SPAN_HOOKS:
-            k = bisect.bisect_right(across, s0)
-            if k == len(across) or across[k] >= e0:
+        if skip_far:
+            k = bisect.bisect_right(joints_at, s0)
+            if k == len(joints_at) or joints_at[k] >= e0:
                 continue
         if scan is not None:
-            vspan = _value_span(c.value, data, s0, e0) if c.value and pos.ascii else None
-            if vspan is None:
-                spans = _submatches(c, data, s0, e0)
-            elif c.value == "prose":  # its one group is the value: the match is all the check needs
-                spans = [(s0, e0), vspan]
-            elif _value_rejected(rule.check, text[vspan[0]:vspan[1]], text, vspan[1]):
-                continue
+            if read_value:  # the group read off the match: the match is all the check needs
+                spans = [(s0, e0), _value_span(read_value, data, s0, e0)]
             else:
                 spans = _submatches(c, data, s0, e0)
-        for g in c.groups:
+        for g in groups:
             s, e = spans[g]
             if e > s:
                 break
         else:
             continue
-        if not pos.ascii:
+        if not ascii_pos:
             s, e = pos.char(s), pos.char(e)
-        if rule.check in _SPAN_HOOKS:
-            span = _span_hook(rule.check, text, s, e, _Groups(spans, text, pos))
+        if span_hook:
+            span = _span_hook(check, text, s, e, _Groups(spans, text, pos))
             if span is None:
                 continue
             s, e = span
-            if c.secret and looks_fake(text[s:e], text, e):
+            if secret and looks_fake(text[s:e], text, e):
                 continue
-            out.append(Finding(rule.name, s, e))
+            out.append(Finding(name, s, e))
             continue
         value = text[s:e]
         # Every test below only rejects, so their order changes nothing but the cost: the rule's
         # own check first, since most candidates fail it on a cached key-name test or a shape
         # test (a digest, a UUID) before the placeholder regexes would have to run.
-        if rule.near and not _near(lower, s, rule.near):
+        if near and not _near(lower, s, near):
             continue
-        if rule.check and not _check(rule, value, text, s, e,
-                                     _Groups(spans, text, pos) if c.needs_match else None, lower):
+        if check and not _check(rule, value, text, s, e, _Groups(spans, text, pos) if groups_for_check else None, lower):
             continue
-        if c.secret and (looks_fake(value, text, e) or value.startswith("LS0tLS1CRUdJTi") and not _pem64_private(value)
-                         and rule.name != "kubernetes-secret-data"):
+        if secret and (looks_fake(value, text, e) or value.startswith("LS0tLS1CRUdJTi") and not _pem64_private(value)
+                       and name != "kubernetes-secret-data"):
             continue
-        out.append(Finding(rule.name, s, e))
+        out.append(Finding(name, s, e))
 
 
 def _next_email(match: Any, data: bytes, at: int) -> Any:
