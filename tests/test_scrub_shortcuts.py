@@ -147,3 +147,27 @@ def test_placeholder_test_is_what_it_was(texts: list[str]) -> None:
             assert scrub._placeholder_uncached(v, code) == _placeholder_before(v, code), v
             hits += _placeholder_before(v, code)
     assert 1000 < hits < 2 * len(values) - 1000
+
+
+def test_rules_started_near_hyperscans_match_ends_find_what_re2_alone_finds(texts: list[str],
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    if not scrub.wait_prefilter() or scrub._ENDS is None:
+        pytest.skip("no Hyperscan here: RE2 walks the whole text for these rules")
+    rng = random.Random(4)
+    octet = lambda: str(rng.choice([0, 1, 9, 10, 99, 100, 199, 200, 249, 250, 255, 256, 300, 999]))  # noqa: E731
+    crafted = []
+    for _ in range(300):
+        ip = ".".join(octet() for _ in range(rng.randint(3, 6)))
+        tok = "".join(rng.choice(string.ascii_lowercase + string.digits) for _ in range(rng.randint(5, 7))) + "." + \
+            "".join(rng.choice(string.ascii_lowercase + string.digits) for _ in range(rng.randint(15, 17)))
+        crafted.append(rng.choice(["", "x", "v", " ", "_", "token ", "version "]) + rng.choice([ip, tok, ip + tok, tok + ip])
+                       + rng.choice(["", "x", ".", " ", "5", "\n"]) + "token " + tok
+                       + f" at {rng.randint(1, 223)}.{rng.randint(0, 255)}.{rng.randint(0, 255)}.{rng.randint(1, 254)}")
+    crafted.append(" ".join(crafted))
+    crafted += ["1." * 5000 + " 10.1.2.3", "10.0.0." + "1.2.3.4 " * 300]  # too many ends: RE2 walks
+    assert scrub._ENDS.ends(scrub.one_byte_view(crafted[-2])) is None
+    samples = texts + crafted
+    with_ends = [scrub.find(t) for t in samples]
+    assert sum(f.rule == "ipv4" for fs in with_ends for f in fs) > 300
+    monkeypatch.setattr(scrub, "_ENDS", None)
+    assert [scrub.find(t) for t in samples] == with_ends

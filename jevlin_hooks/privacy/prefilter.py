@@ -121,6 +121,55 @@ class Prefilter:
         return found
 
 
+class Ends:
+    """A block-mode database of a few short patterns compiled as they are (no prefilter): where
+    each match ends, every match. A rule whose matches are at most L bytes long starts no match
+    more than L bytes before the first such end after a position, so RE2 need not walk there
+    (scrub.py's _run). Compiled in milliseconds: not cached."""
+
+    def __init__(self, db: Any) -> None:
+        self._db = db
+        self._local = threading.local()
+
+    def ends(self, view: bytes) -> dict[int, list[int]] | None:
+        """Each pattern's match ends, ascending; None where there are too many to be worth a
+        Python call each (hostile text: 1.1.1.1.1... ends a match every two bytes)."""
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = hyperscan.Scratch(self._db)
+        found: dict[int, list[int]] = {}
+        budget = [64 + len(view) // 512]
+
+        def on_match(i: int, _from: int, to: int, _flags: int, _ctx: object) -> bool:
+            found.setdefault(i, []).append(to)
+            budget[0] -= 1
+            return budget[0] < 0  # True stops the scan
+
+        try:
+            self._db.scan(view, match_event_handler=on_match, scratch=scratch)
+        except hyperscan.ScanTerminated:
+            return None
+        for offsets in found.values():
+            offsets.sort()  # Hyperscan reports in order of end already; RE2's loop relies on it
+        return found
+
+
+def build_ends(patterns: list[tuple[int, str]]) -> Ends | None:
+    """None where Hyperscan is missing or refuses a pattern (RE2 walks as ever)."""
+    if hyperscan is None or not patterns:
+        return None
+    exprs = [to_hyperscan(p) for _, p in patterns]
+    if any(e is None for e in exprs):
+        return None
+    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    try:
+        db.compile(expressions=[e.encode() for e in exprs if e is not None], ids=[i for i, _ in patterns],
+                   flags=[0] * len(patterns))
+    except hyperscan.error:
+        return None
+    return Ends(db)
+
+
 def build(words: list[str], located: Iterable[int], patterns: list[tuple[int, str]]) -> Prefilter | None:
     """Both databases, from the cache or compiled (then cached); None where Hyperscan is missing
     or refuses the keywords."""
