@@ -40,3 +40,17 @@ def test_dumps_round_trips_what_orjson_refuses():
 def test_not_json_is_still_a_value_error():
     with pytest.raises(ValueError):
         codec.loads(b"{not json")
+
+
+def test_request_bodies_are_standard_gzip():
+    """Whatever compresses them (ISA-L or the standard library), a body is gzip any reader opens."""
+    import gzip
+
+    from jevlin_hooks.ship.sinks.http import compress
+
+    data = b'{"records":[' + b",".join(b'{"record_id":"%032x","history":"retry backoff %d"}' % (i, i)
+                                       for i in range(2000)) + b"]}"
+    body = compress(data)
+    assert body[:2] == b"\x1f\x8b" and len(body) < len(data) // 5
+    assert gzip.decompress(body) == data
+    assert gzip.decompress(compress(b"")) == b""
