@@ -11,9 +11,11 @@ spool; then, in the same run and against the same receiver on 127.0.0.1:
     the same records, unscrubbed, timed from its start until its force_flush returns.
 Both are whole processes (start-up included); the receiver counts what arrived (spans decoded
 from protobuf, records counted in the gzip JSON) so a dropped record shows. CPU is each side's
-own, worker processes included (wait4 of a process that waited for its children); peak RSS is
-the largest sum over the process and its children, sampled every 20 ms from /proc (wait4 alone
-would give the largest single process, hiding a worker's memory).
+own, worker processes included (wait4 of a process that waited for its children). Memory is
+the largest sum over the process and its children of their proportional set size (PSS, from
+/proc/<pid>/smaps_rollup every 50 ms: a page shared by two processes, libpython or a library's
+code, counts half in each, so the sum is the memory they use together; wait4's peak RSS would
+give only the largest single process, hiding a worker's memory).
 """
 
 from __future__ import annotations
@@ -75,11 +77,11 @@ class Receiver(BaseHTTPRequestHandler):
         self.wfile.write(out)
 
 
-def _rss_kb(pid: int) -> int:
+def _pss_kb(pid: int) -> int:
     try:
-        with open(f"/proc/{pid}/status") as f:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
             for line in f:
-                if line.startswith("VmRSS:"):
+                if line.startswith("Pss:"):
                     return int(line.split()[1])
     except OSError:
         pass
@@ -98,15 +100,15 @@ def _family(pid: int) -> list[int]:
 
 
 def reap(proc: subprocess.Popen[bytes]) -> tuple[float, float]:
-    """Wait for ``proc``: (CPU seconds of it and the children it waited for, peak RSS MB of it
-    and its children together)."""
+    """Wait for ``proc``: (CPU seconds of it and the children it waited for, peak memory MB of
+    it and its children together, PSS)."""
     peak = 0
     done = threading.Event()
 
     def sample() -> None:
         nonlocal peak
-        while not done.wait(0.02):
-            peak = max(peak, sum(_rss_kb(p) for p in _family(proc.pid)))
+        while not done.wait(0.05):
+            peak = max(peak, sum(_pss_kb(p) for p in _family(proc.pid)))
 
     t = threading.Thread(target=sample, daemon=True)
     t.start()
@@ -114,11 +116,11 @@ def reap(proc: subprocess.Popen[bytes]) -> tuple[float, float]:
     done.set()
     t.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return ru.ru_utime + ru.ru_stime, max(peak, ru.ru_maxrss) / 1024
+    return ru.ru_utime + ru.ru_stime, peak / 1024
 
 
 def run_daemon(home: str, url: str, sink: str) -> tuple[float, float, float]:
-    """(seconds, CPU seconds, peak RSS MB)."""
+    """(seconds, CPU seconds, peak PSS MB, the process and its children together)."""
     endpoint = url + ("/v1/records" if sink == "jevlin" else "")
     with open(os.path.join(home, "config.toml"), "w") as f:
         f.write(f'[ship]\nsink = "{sink}"\nendpoint = "{endpoint}"\napi_key = "k"\n'
@@ -172,8 +174,8 @@ def serve() -> tuple[ThreadingHTTPServer, str]:
 
 
 def print_rows(rows: list[dict[str, float]]) -> None:
-    print(f"{'queued':>8} | {'daemon rec/s':>12} {'CPU ms/rec':>10} {'RSS MB':>7} | "
-          f"{'SDK rec/s':>10} {'CPU ms/rec':>10} {'RSS MB':>7} | {'rate ratio':>10} | arrived (daemon/SDK)")
+    print(f"{'queued':>8} | {'daemon rec/s':>12} {'CPU ms/rec':>10} {'PSS MB':>7} | "
+          f"{'SDK rec/s':>10} {'CPU ms/rec':>10} {'PSS MB':>7} | {'rate ratio':>10} | arrived (daemon/SDK)")
     for r in rows:
         print(f"{r['n']:>8,} | {r['daemon_rps']:>12,.0f} {r['daemon_cpu_ms']:>10.3f} {r['daemon_rss']:>7.0f} | "
               f"{r['sdk_rps']:>10,.0f} {r['sdk_cpu_ms']:>10.3f} {r['sdk_rss']:>7.0f} | "
