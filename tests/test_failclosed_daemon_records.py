@@ -7,6 +7,7 @@ import json
 import os
 import sqlite3
 import subprocess
+import sys
 import time
 
 import pytest
@@ -305,3 +306,21 @@ def test_the_daemon_starts_and_delivers_on_a_full_disk(tmp_path):
                 d.proc.wait(10)
     finally:
         subprocess.run(["umount", "-l", full])
+
+
+def test_an_unreadable_entry_stays_queued_and_the_rest_goes_out(home):
+    """Something in spool/new that cannot be read (here a directory with a record's name: EISDIR)
+    is neither sent, nor quarantined, nor dropped: it stays where it is, and does not stop the
+    records around it."""
+    with FaultServer() as srv:
+        write_config(home, "jevlin", srv.url)
+        rids = queue(home, 0, 5)
+        names = sorted(os.listdir(os.path.join(home, "spool", "new")))
+        odd = names[2][:-5] + "0.json"  # sorts among the records
+        os.mkdir(os.path.join(home, "spool", "new", odd), 0o700)
+        p = subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "daemon", "run", "--once"],
+                           env={**os.environ, "JEVLIN_HOME": home}, capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0, p.stderr
+        assert set(srv.received) == set(rids)
+        assert os.listdir(os.path.join(home, "spool", "new")) == [odd]
+        assert spool.count(home, "quarantine") == 0

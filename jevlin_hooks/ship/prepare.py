@@ -1,11 +1,13 @@
-"""Turning claimed spool files into safe records, in this process or in worker processes.
+"""Turning queued spool files into safe records, in this process or in worker processes.
 
 Making a record safe (parse, validate, hash the ids, scrub every text) is most of the daemon's
 CPU per record, and it is pure: the same bytes and settings give the same safe record. So while
-a backlog lasts the daemon hands chunks of claimed names to worker processes and keeps sending
-what they return, in order, while they prepare the next chunks: the scrubbing of batch N+1 runs
-on other cores during the POST of batch N. Trickling records (the usual case) are prepared
-inline; starting workers costs a tenth of a second and is only worth it for a backlog.
+a backlog lasts the daemon hands chunks of queued names to worker processes and sends what they
+return while they prepare the next chunks (the scrubbing of batch N+1 runs on another core
+during the POST of batch N), and prepares records itself whenever theirs are not ready yet (a
+record may then leave a little before an older one: order is a hint). Trickling records (the
+usual case) are prepared inline; starting workers costs a tenth of a second and is only worth
+it for a backlog.
 
 Nothing about durability changes: a worker only reads files in ``spool/new``; deleting stays
 the daemon's job after the sink's acknowledgement. A worker that dies, hangs or answers
@@ -54,7 +56,8 @@ class Stopped(Exception):
 
 @dataclass
 class Item:
-    """One claimed record, prepared: ``safe`` to send, or ``reason`` it goes to quarantine."""
+    """One queued record, prepared: ``safe`` to send, or ``reason`` it goes to quarantine;
+    neither: the file is gone (``error`` None) or cannot be read now (``error`` set)."""
 
     name: str
     size: int  # bytes on disk: what the batch budget counts
@@ -94,11 +97,13 @@ def _frames(exc: BaseException) -> str:
 
 
 def prepare_named(home: str, name: str, s: Settings) -> Item:
-    """Read ``spool/new/name`` and prepare it. Neither safe nor reason: the file is gone."""
+    """Read ``spool/new/name`` and prepare it."""
     try:
         raw = spool.read(home, "new", name)
-    except OSError:
+    except FileNotFoundError:
         return Item(name, 0, None, None)
+    except OSError as err:
+        return Item(name, 0, None, None, type(err).__name__)
     safe, reason, exc = prepare(raw, s)
     if exc is None:
         return Item(name, len(raw), safe, reason)
@@ -251,7 +256,8 @@ def _item(row: Any, name: str) -> Item:
     if (not isinstance(row, list) or len(row) != 6 or row[0] != name or not isinstance(row[1], int)
             or not (row[2] is None or isinstance(row[2], dict)) or not (row[3] is None or isinstance(row[3], str))):
         raise ValueError("malformed answer")
-    error, frames = (row[4], row[5]) if isinstance(row[4], str) and isinstance(row[5], str) else (None, None)
+    error = row[4] if isinstance(row[4], str) else None
+    frames = row[5] if isinstance(row[5], str) else None
     return Item(name, row[1], row[2], row[3], error, frames)
 
 

@@ -421,10 +421,11 @@ class Daemon:
             if item is None:
                 break
             if item.safe is None:
-                if item.reason is None:  # gone (deleted or moved by someone else): nothing to send
-                    self.owned.discard(item.name)
-                else:
+                if item.reason is not None:
                     self._quarantine_item(item, key)
+                elif item.error is None:  # gone (deleted or moved by someone else): nothing to send
+                    self.owned.discard(item.name)
+                # else unreadable now (EIO, EACCES): it stays queued and owned, tried after the next start
                 continue
             if self.inflight and size + item.size > budget:
                 self.prepared.appendleft(item)  # next batch
