@@ -10,11 +10,14 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 from fault_server import FaultServer
 from test_daemon import Daemon, spool_empty, wait_for, write_config
+from test_failclosed_daemon import daemon_log
 
 from jevlin_hooks.privacy import ids, record
 from jevlin_hooks.ship import prepare
@@ -49,25 +52,52 @@ def fill(home: str, n: int = N) -> dict[str, dict[str, Any]]:
     return out
 
 
-def children(pid: int) -> list[int]:
-    out = []
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                with open(f"/proc/{d}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid and fields[0] != "Z":
-                out.append(int(d))
-    return out
-
-
-def daemon_log(home: str) -> str:
+def _stat(pid: int | str) -> list[str] | None:
+    """/proc/<pid>/stat after the command name: [state, ppid, ...]; None when it is gone."""
     try:
-        return open(os.path.join(home, "logs", "daemon.log")).read()
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()
     except OSError:
-        return ""
+        return None
+
+
+def _alive(pid: int) -> bool:
+    fields = _stat(pid)
+    return fields is not None and fields[0] != "Z"
+
+
+def children(pid: int) -> list[int]:
+    return [int(d) for d in os.listdir("/proc")
+            if d.isdigit() and (f := _stat(d)) is not None and int(f[1]) == pid and f[0] != "Z"]
+
+
+def drain_once(home: str) -> None:
+    p = subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "daemon", "run", "--once"],
+                       env={**os.environ, "JEVLIN_HOME": home}, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+
+
+@contextmanager
+def started_with_workers(home: str, srv: FaultServer) -> Iterator[tuple[Daemon, dict[str, dict[str, Any]], list[int]]]:
+    """A long-running daemon on a backlog, batches of 40 to a slow server: (daemon, records, its
+    workers); killed on the way out if the test left it running."""
+    write_config(home, "jevlin", srv.url, extra="batch_size = 40\n")
+    raw = fill(home)
+    d = Daemon(home).start()
+    try:
+        assert d.proc is not None
+        pid = d.proc.pid
+        wait_for(lambda: children(pid), 20, "worker processes")
+        yield d, raw, children(pid)
+    finally:
+        d.__exit__(None, None, None)
+
+
+def restart_delivers_everything(home: str, srv: FaultServer, raw: dict[str, dict[str, Any]]) -> None:
+    srv.set(default="ok")
+    with Daemon(home) as again:
+        wait_for(lambda: set(srv.received) == set(raw) and spool_empty(home), 120, "every record after a restart")
+        again.stop()
 
 
 def test_workers_send_what_the_daemon_would_each_record_once_nothing_raw(home):
@@ -79,9 +109,7 @@ def test_workers_send_what_the_daemon_would_each_record_once_nothing_raw(home):
         for name, body in bad.items():  # the oldest: in the first chunks a worker prepares
             with open(os.path.join(home, "spool", "new", name), "wb") as f:
                 f.write(body)
-        p = subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "daemon", "run", "--once"],
-                           env={**os.environ, "JEVLIN_HOME": home}, capture_output=True, text=True, timeout=120)
-        assert p.returncode == 0, p.stderr
+        drain_once(home)
         assert spool_empty(home)
         assert "worker process(es) beside the daemon" in daemon_log(home)
         assert set(srv.received) == set(raw) and set(srv.received.values()) == {1}, "each record exactly once"
@@ -104,12 +132,8 @@ def test_workers_send_what_the_daemon_would_each_record_once_nothing_raw(home):
 
 def test_a_worker_killed_midway_loses_nothing_and_the_daemon_goes_on(home):
     with FaultServer(default="slow:0.05") as srv:
-        write_config(home, "jevlin", srv.url, extra="batch_size = 40\n")
-        raw = fill(home)
-        with Daemon(home) as d:
+        with started_with_workers(home, srv) as (d, raw, workers):
             assert d.proc is not None
-            wait_for(lambda: children(d.proc.pid), 20, "worker processes")  # type: ignore[union-attr]
-            workers = children(d.proc.pid)
             key = ids.load_key(home)
             assert key is not None
             for w in workers:  # the key reaches a worker through its pipe, never its command line
@@ -118,35 +142,20 @@ def test_a_worker_killed_midway_loses_nothing_and_the_daemon_goes_on(home):
             os.kill(workers[0], signal.SIGKILL)
             wait_for(lambda: set(srv.received) == set(raw) and spool_empty(home), 120, "every record")
             assert "a worker process failed" in daemon_log(home)
-            wait_for(lambda: not children(d.proc.pid), 10, "workers gone once the backlog is drained")  # type: ignore[union-attr]
+            pid = d.proc.pid
+            wait_for(lambda: not children(pid), 10, "workers gone once the backlog is drained")
             d.stop()
         assert d.proc is not None and d.proc.returncode == 0
 
 
 def test_daemon_killed_with_workers_leaves_no_orphan_and_loses_nothing(home):
     with FaultServer(default="slow:0.05") as srv:
-        write_config(home, "jevlin", srv.url, extra="batch_size = 40\n")
-        raw = fill(home)
-        d = Daemon(home).start()
-        assert d.proc is not None
-        wait_for(lambda: children(d.proc.pid), 20, "worker processes")  # type: ignore[union-attr]
-        workers = children(d.proc.pid)
-        wait_for(lambda: len(srv.received) >= 200, 30, "a few batches")
-        d.kill9()
-        # EOF on their stdin ends the workers: none is left behind scrubbing for nobody
-        wait_for(lambda: not any(os.path.exists(f"/proc/{w}") and _alive(w) for w in workers), 10, "workers exit")
-        srv.set(default="ok")
-        with Daemon(home) as again:
-            wait_for(lambda: set(srv.received) == set(raw) and spool_empty(home), 120, "every record after a restart")
-            again.stop()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+        with started_with_workers(home, srv) as (d, raw, workers):
+            wait_for(lambda: len(srv.received) >= 200, 30, "a few batches")
+            d.kill9()
+            # EOF on their stdin ends the workers: none is left behind scrubbing for nobody
+            wait_for(lambda: not any(_alive(w) for w in workers), 10, "workers exit")
+        restart_delivers_everything(home, srv, raw)
 
 
 def test_the_local_store_gets_the_same_rows_through_workers(home):
@@ -163,9 +172,7 @@ def test_the_local_store_gets_the_same_rows_through_workers(home):
     for rid in list(raw)[:50]:
         with open(os.path.join(new, by_id[rid]), "w") as f:
             json.dump(raw[rid], f)
-    p = subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "daemon", "run", "--once"],
-                       env={**os.environ, "JEVLIN_HOME": home}, capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0, p.stderr
+    drain_once(home)
     assert spool_empty(home) and "worker process(es)" in daemon_log(home)
     key = ids.load_key(home)
     assert key is not None
@@ -189,28 +196,20 @@ def test_sigterm_with_a_hung_worker_stops_the_daemon_and_loses_nothing(home):
     """A worker that stops answering (SIGSTOP) must not hold up SIGTERM: the daemon stops,
     kills the worker on its way out, and the next start sends everything."""
     with FaultServer(default="slow:0.05") as srv:
-        write_config(home, "jevlin", srv.url, extra="batch_size = 40\n")
-        raw = fill(home)
-        d = Daemon(home).start()
-        assert d.proc is not None
-        wait_for(lambda: children(d.proc.pid), 20, "worker processes")  # type: ignore[union-attr]
-        workers = children(d.proc.pid)
-        wait_for(lambda: len(srv.received) >= 80, 30, "a few batches")
-        for w in workers:
-            os.kill(w, signal.SIGSTOP)
-        # the daemon prepares the rest itself, then waits on the chunks the hung worker holds
-        # (their answer is given up on only after a minute)
-        seen, still = -1, 0
-        deadline = time.monotonic() + 60
-        while still < 15 and time.monotonic() < deadline:
-            time.sleep(0.1)
-            still = still + 1 if len(srv.received) == seen else 0
-            seen = len(srv.received)
-        assert len(srv.received) < len(raw), "some records wait on the hung worker"
-        d.stop()  # waits at most 20 s: a daemon waiting out the worker's minute would not stop in time
-        assert d.proc.returncode == 0
-        assert not any(_alive(w) for w in workers), "the hung worker was not left behind"
-        srv.set(default="ok")
-        with Daemon(home) as again:
-            wait_for(lambda: set(srv.received) == set(raw) and spool_empty(home), 120, "every record after a restart")
-            again.stop()
+        with started_with_workers(home, srv) as (d, raw, workers):
+            wait_for(lambda: len(srv.received) >= 80, 30, "a few batches")
+            for w in workers:
+                os.kill(w, signal.SIGSTOP)
+            # the daemon prepares the rest itself, then waits on the chunks the hung worker holds
+            # (their answer is given up on only after a minute)
+            seen, still = -1, 0
+            deadline = time.monotonic() + 60
+            while still < 15 and time.monotonic() < deadline:
+                time.sleep(0.1)
+                still = still + 1 if len(srv.received) == seen else 0
+                seen = len(srv.received)
+            assert len(srv.received) < len(raw), "some records wait on the hung worker"
+            d.stop()  # waits at most 20 s: a daemon waiting out the worker's minute would not stop in time
+            assert d.proc is not None and d.proc.returncode == 0
+            assert not any(_alive(w) for w in workers), "the hung worker was not left behind"
+        restart_delivers_everything(home, srv, raw)

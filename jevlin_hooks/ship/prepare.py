@@ -178,7 +178,6 @@ class _Worker:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.fin, self.fout = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         _widen(self.fout)
-        self.pending: deque[list[str]] = deque()  # chunks sent, answers not taken yet
         # Answers are read as soon as they come: a 200 KB answer left in a 64 KB pipe would
         # block the worker until the daemon got to it, instead of preparing its next chunk.
         self.answers: queue.SimpleQueue[bytes | BaseException] = queue.SimpleQueue()
@@ -195,7 +194,6 @@ class _Worker:
 
     def send(self, names: list[str]) -> None:
         _write_frame(self.fin, names)
-        self.pending.append(names)
 
     def answer(self, timeout: float, stop: threading.Event) -> list[Any]:
         """The oldest chunk's answer; raises on EOF, garbage or timeout, and Stopped as soon as
@@ -214,9 +212,8 @@ class _Worker:
             self.answers.put(raw)  # every later answer fails the same way
             raise raw
         got = codec.loads(raw)
-        names = self.pending.popleft()
-        if not isinstance(got, list) or len(got) != len(names):
-            raise ValueError("answer does not match its chunk")
+        if not isinstance(got, list):
+            raise ValueError("answer is not a list")
         return got
 
     def stop(self) -> None:
@@ -275,7 +272,6 @@ class Pool:
 
     def __init__(self, home: str, s: Settings, n: int) -> None:
         self.home = home
-        self.settings = s
         self.workers: list[_Worker] = []
         self.order: deque[tuple[_Worker, list[str]]] = deque()
         try:
@@ -285,7 +281,6 @@ class Pool:
             self.close()
             raise
         self.turn = 0
-        self.started = time.monotonic()
 
     def room(self) -> int:
         """How many more chunks may be handed out now."""
