@@ -80,19 +80,6 @@ def p50(xs: list[float]) -> float:
 
 # --- 1. subagents -----------------------------------------------------------------------------
 
-def subagent_shapes() -> list[dict]:
-    """The captured payloads by role, in a foreground subagent's order (as in
-    tests/test_subagent_growth.py): the Agent call, its start, its search, its stop, the result."""
-    evs = [p for _, p in replay.scenario_events("subagent_fg")]
-
-    def one(event: str, child: bool) -> dict:
-        return next(p for p in evs if p["hook_event_name"] == event and bool(p.get("agent_id")) == child
-                    and (event not in ("PreToolUse", "PostToolUse") or (p.get("tool_name") == "Agent") != child))
-
-    return [one("PreToolUse", False), one("SubagentStart", True), one("PreToolUse", True),
-            one("PostToolUse", True), one("SubagentStop", True), one("PostToolUse", False)]
-
-
 def build_subagent_session(home: str, sid: str, n: int) -> None:
     """n finished foreground subagents (each with one search), 100 per turn, through the engine
     as the hook runs it, written once at the end (n = 0: the same session without them)."""
@@ -101,7 +88,7 @@ def build_subagent_session(home: str, sid: str, n: int) -> None:
     cfg["search"]["shell_commands"] = ["jevlin search", "/opt/probe/tool_probe.sh"]
     state = None
     now = time.time()
-    seq = subagent_shapes()
+    seq = replay.subagent_shapes()
 
     def step(p: dict) -> None:
         nonlocal state

@@ -132,3 +132,17 @@ def replay(
     mapping = lay_transcripts(scenario, transcripts_root, harness)
     runner = run_hook_inprocess if inprocess else run_hook
     return [runner(home, rewrite(p, mapping), harness) for _, p in scenario_events(scenario, harness)]
+
+
+def subagent_shapes() -> list[dict[str, Any]]:
+    """The captured Claude Code payloads of a foreground subagent, by role and in order: the Agent
+    call, its start, its search (Pre and Post), its stop, the Agent call's result (the growth
+    bench and tests/test_subagent_growth.py build thousands of subagents from these)."""
+    evs = [p for _, p in scenario_events("subagent_fg")]
+
+    def one(event: str, child: bool) -> dict[str, Any]:
+        return next(p for p in evs if p["hook_event_name"] == event and bool(p.get("agent_id")) == child
+                    and (event not in ("PreToolUse", "PostToolUse") or (p.get("tool_name") == "Agent") != child))
+
+    return [one("PreToolUse", False), one("SubagentStart", True), one("PreToolUse", True),
+            one("PostToolUse", True), one("SubagentStop", True), one("PostToolUse", False)]

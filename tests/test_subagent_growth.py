@@ -14,22 +14,9 @@ from jevlin_hooks.capture import engine, hook, lineage
 SID = "orchestrator"
 
 
-def subagent_shapes() -> list[dict]:
-    """The captured payloads by role, in a foreground subagent's order: the Agent call, its
-    start, its search (Pre and Post), its stop, the Agent call's result."""
-    evs = [p for _, p in replay.scenario_events("subagent_fg")]
-
-    def one(event: str, child: bool) -> dict:
-        return next(p for p in evs if p["hook_event_name"] == event and bool(p.get("agent_id")) == child
-                    and (event not in ("PreToolUse", "PostToolUse") or (p.get("tool_name") == "Agent") != child))
-
-    return [one("PreToolUse", False), one("SubagentStart", True), one("PreToolUse", True),
-            one("PostToolUse", True), one("SubagentStop", True), one("PostToolUse", False)]
-
-
 def subagent_events(i: int, prompt_id: str) -> list[dict]:
     """One foreground subagent's events (Agent call, start, its search, stop, Agent result)."""
-    evs = subagent_shapes()
+    evs = replay.subagent_shapes()
     out = []
     for p in evs:
         q = {**p, "session_id": SID, "prompt_id": prompt_id, "transcript_path": "/nonexistent/t.jsonl"}
