@@ -137,6 +137,21 @@ def test_aws_cli_and_key_pairs():
         assert_gone(f"User name,Password,Access key ID,Secret access key\nci,,{akid},{sk}", akid, sk)
         assert_gone(f"Access key ID: {akid}\nSecret access key: {sk}", akid, sk)
         assert_gone(f"the pair ({akid} / {sk}) is in the runner", akid, sk)
+    # one real secret key in 5,000 has no digit; a long CamelCase name next to a key id stays
+    akid, _ = aws_pair()
+    for _ in range(20):
+        sk = "".join(RNG.choice(string.ascii_letters) for _ in range(40))
+        assert_gone(f"they exported the pair ({akid} / {sk}) into the runner", akid, sk)
+    name = "ConfigureRunnerCredentialsFromEnvironmentX"[:40]
+    assert name in scrub.scrub(f"{akid} / {name}")[0]
+
+
+def test_a_command_line_password_that_looks_like_code():
+    for v in ("ti.KsPc75_Y", "cfg.Prod_2024x", "Ab.Cd9_e4"):
+        assert_gone(f"docker login -u svc_reports -p {v} registry.example.com", v, keep=("registry.example.com",))
+        assert_gone(f"echo {v} | docker login -u bot --password-stdin ghcr.io", v)
+    # in an assignment, a dotted name is still code, not a value
+    assert scrub.scrub("password = settings.db_password")[0] == "password = settings.db_password"
 
 
 def test_azure_and_gcloud():
@@ -202,6 +217,14 @@ def test_credentials_in_twelve_languages(lang, forms):
         assert_gone(f"{form.format(v=v)} (server db-1.internal)", v, keep=("db-1.internal",))
 
 
+def test_i18n_value_with_a_dot_is_no_host_name():
+    for v in ("ee5u79.5x0", "k3Y.9pq2z", "a1b2c3.d4"):
+        assert_gone(f"a chave da API é {v}, bitte/please use mq-bt05.svc.cluster.local", v,
+                    keep=("mq-bt05.svc.cluster.local",))
+    for host in ("db-1.internal", "mq-bt05.svc.cluster.local", "cache01.prod.example.com"):
+        assert host in scrub.scrub(f"das Passwort liegt auf {host}")[0]
+
+
 def test_i18n_words_without_a_credential_stay():
     for text in ("Das Passwort ist abgelaufen, bitte zurücksetzen.", "la contraseña es demasiado corta",
                  "密码错误，请重试。", "パスワードを忘れました", "비밀번호를 잊어버렸습니다", "пароль не подходит",
@@ -240,6 +263,8 @@ def test_phone_numbers():
         assert_gone(f"support line {p}", p)
     for p in ("020 7946 0958", "06 12 34 56 78", "0151 2345678", "4155550132"):
         assert_gone(f"ring me on {p} tomorrow", p)
+        assert_gone(f"Customer callback number: {p}", p)
+        assert_gone(f"hotline {p}", p)
     for _ in range(200):
         p = generate.phone(g)
         assert_gone(f"call me at {p} if it breaks", p)

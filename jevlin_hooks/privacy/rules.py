@@ -65,7 +65,8 @@ _I18N_WORDS = (
 )
 
 _PHONE_WORDS_LATIN = (
-    "phone", "tel", "call", "mobile", "cell", "fax", "whatsapp", "sms", "text me", "ring", "dial", "kontakt", "telefon",
+    "phone", "tel", "call", "callback", "call back", "hotline", "mobile", "cell", "fax", "whatsapp", "sms", "text me",
+    "ring", "dial", "kontakt", "telefon",
     "handy", "téléphone", "portable", "teléfono", "móvil", "celular", "telefone", "telemóvel", "telefono", "cellulare",
     "nummer", "número", "numéro", "numero", "numer",
 )
@@ -277,7 +278,7 @@ RULES: tuple[Rule, ...] = (
     Rule("phone-number", "pii", "phone numbers: international (+CC ..., E.164) and North American ((415) 555-0132, 415-555-0132); versions, dates, times and IP addresses stay",
          r"(?:^|[^\w+.\-/:])(\+[1-9][0-9]{0,3}(?:[ .\-]?\(?[0-9]{1,5}\)?){1,6}|(?:1[ .\-])?\(?[2-9][0-9]{2}\)?[ .\-]?[2-9][0-9]{2}[ .\-][0-9]{4})(?:[^\w.\-:/]|[.\-:/](?:[^0-9]|$)|$)",
          (), 1, "phone"),
-    Rule("phone-number-labelled", "pii", "any phone number (national formats too: 06 12 34 56 78, 020 7946 0958, 4155550132) within 24 characters after a word like phone, tel, call, mobile, cell, fax, WhatsApp, Telefon, téléphone, teléfono, телефон, 电话, 電話, 전화",
+    Rule("phone-number-labelled", "pii", "any phone number (national formats too: 06 12 34 56 78, 020 7946 0958, 4155550132) within 24 characters after a word like phone, tel, call, callback, hotline, mobile, cell, fax, WhatsApp, Telefon, téléphone, teléfono, телефон, 电话, 電話, 전화",
          r"(?i)(?:(?:^|[^A-Za-z0-9_])(?:" + "|".join(_PHONE_WORDS_LATIN) + r")(?:[^A-Za-z0-9_]|$)|" + "|".join(_PHONE_WORDS_OTHER)
          + r")[^0-9+\n]{0,24}(\+?\(?[0-9][0-9 ().\-/]{5,20}[0-9])(?:[^0-9A-Za-z_]|$)",
          (*_PHONE_WORDS_LATIN, *_PHONE_WORDS_OTHER), 1, "phonelabel"),

@@ -347,7 +347,9 @@ LEFT_ALONE = """\
 - **values next to credential names** that are not secrets: variable references (`$X`,
   `process.env.X`, `secrets.X`, `op://...`), stop words (`true`, `none`, `changeme`, ...), code
   (`self.api_key`, a quoted `x = y`; but a dotted value with digits inside its words, like a
-  kubeadm token or `Qb9sM6.ET3`, is a value), the name of a secret in a store
+  kubeadm token or `Qb9sM6.ET3`, is a value, and so is whatever follows a command's password
+  flag, `-p ti.KsPc75_Y`), a host name ending in letters (`db-1.internal`) after a credential
+  word in another language, the name of a secret in a store
   (`secretKey: api-key`), the next key of a JSON object (`"kind": "Secret", "data": {`), a flag
   with no value (`mysql -p dbname` prompts; `-passin env:VAR` names a variable), and counting runs;
 - **names that hold something else**: ids, URLs, paths, sizes, hashes (`client_id`,
@@ -376,6 +378,7 @@ LEFT_ALONE = """\
   `Authorization: Bearer` with nothing after it on the line is left as it is).
 """
 
+_COMMAND_RULES = frozenset(("cli-password", "stdin-password"))
 _STOPWORDS = frozenset("""
 true false null none nil undefined yes no on off required optional string str int bool boolean
 password passwd secret token key apikey api_key value example sample test dummy placeholder
@@ -714,7 +717,8 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
             return False  # KEY=`some command`: command substitution, not a value
         if _NEXT_IS_KEY.match(text, end) and not text.startswith(("://", ":/"), end) and text[start - 1:start] in "\"'`":
             return False  # "kind": "Secret", "data": {...}: the next key of an object, not this one's value
-        return not _placeholder(value)
+        # a password given on a command line is a value even where it looks like code (ti.KsPc75_Y)
+        return not _placeholder(value, code=rule.name not in _COMMAND_RULES)
     if kind == "entropy":
         return (m is None or _entropy_key_ok(m.group(1) or "")) and _random_looking_cached(value)
     if kind == "entropy32":
@@ -797,8 +801,10 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         # ssh deploy@host, scp f root@host:/tmp: an account on a host, not a mailbox
         return not _SSH_BEFORE.search(text, max(0, start - 120), start)
     if kind == "aws40":
-        return (any(map(str.isdigit, value)) and any(map(str.isupper, value)) and any(map(str.islower, value))
-                and _entropy(value) >= 4.0 and not looks_fake(value))
+        # one real key in 5,000 has no digit (40 of 64 characters): then its case switches back
+        # and forth (20 times on average) where a long CamelCase name switches once a word
+        return ((any(map(str.isdigit, value)) or _case_switches(value) >= 12) and any(map(str.isupper, value))
+                and any(map(str.islower, value)) and _entropy(value) >= 4.0 and not looks_fake(value))
     if kind == "pem64":
         return _pem64_private(value)
     if kind == "phone":
@@ -1279,7 +1285,8 @@ def scrub_many(texts: list[str], disabled: Iterable[str] = ()) -> list[tuple[str
 # --- span hooks: rules whose match says where to look, and Python says what to redact --------------
 
 _I18N_TOKEN = re.compile(r"[A-Za-z0-9!#$%&*+\-./:;=?@^_|~]+")
-_HOSTLIKE = re.compile(r"^[a-z0-9\-]+(?:\.[a-z0-9\-]+)+$")
+# a host name ends in letters (mq-bt05.svc.cluster.local); ee5u79.5x0 is a password with a dot
+_HOSTLIKE = re.compile(r"^[a-z0-9\-]+(?:\.[a-z0-9\-]+)*\.[a-z][a-z\-]*$")
 
 
 def _i18n_span(text: str, s: int, e: int) -> tuple[int, int] | None:
