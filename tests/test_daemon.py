@@ -342,6 +342,33 @@ def test_spool_cap_is_loud(probe_home):
     assert "spool full" in open(os.path.join(probe_home, "logs", "hook.log")).read()
 
 
+def test_spool_cap_checked_at_first_failure_and_stale_flag_at_start(home):
+    """The first size check of a run waits for the first failed delivery (draining needs no
+    size), but a flag left from before is judged at once, and a one-pass run that fails still
+    raises the flag before it exits."""
+    flag = os.path.join(home, "state", "spool_full")
+    queue(home, 0, 10)
+    with FaultServer(default="500") as srv:
+        write_config(home, "jevlin", srv.url, extra='[spool]\nmax_mb = 0.001\n')
+        p = subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "daemon", "run", "--once"],
+                           env={**os.environ, "JEVLIN_HOME": home}, capture_output=True, text=True, timeout=60)
+        assert p.returncode == 1 and "delivery failed" in p.stderr
+        assert os.path.exists(flag), "a failing run over the cap raises the flag"
+        assert spool.count(home, "new") == 10
+    # the user raises the cap; the server works: the stale flag goes at the first pass, long
+    # before the 30-second check, and everything is delivered
+    with FaultServer() as srv:
+        write_config(home, "jevlin", srv.url, extra='[spool]\nmax_mb = 50\n')
+        t0 = time.monotonic()
+        with Daemon(home) as d:
+            wait_for(lambda: not os.path.exists(flag), 10, "the stale spool_full flag cleared")
+            assert time.monotonic() - t0 < 20
+            wait_for(lambda: spool_empty(home), 20, "the queue delivered")
+            d.stop()
+    log_text = open(os.path.join(home, "logs", "daemon.log")).read()
+    assert "spool full" in log_text and "back under its cap" in log_text
+
+
 # --- privacy, end to end, every sink --------------------------------------------------------------
 
 GH = "ghp_" + "Zq8Xv2Lm4Nw6Pr9Ts1Uy3Ab5Cd7Ef0Gh2Ij4K"

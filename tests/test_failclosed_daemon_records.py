@@ -231,7 +231,7 @@ def test_a_sink_that_raises_is_logged_backed_off_and_the_bad_record_set_aside(ho
     queue(home, 0, 8)
     d = service.Daemon(home)
     d._reload()
-    real = d.sink
+    real = d._open_sink()
 
     class Raising:
         name = "local"

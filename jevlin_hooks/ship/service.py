@@ -43,6 +43,7 @@ SPOOL_FULL_FLAG = "spool_full"
 BACKOFF_BASE_S = 1.0
 MIN_DELAY_S = 0.1  # whatever the config says, a failing loop never spins
 LISTING_MAX = 20_000  # names held at once (under 2 MB)
+SIZE_CHECK_S = 30.0  # how often the spool's size is taken (a stat of every queued file)
 BUSY_REFRESH_S = 0.5
 
 
@@ -68,7 +69,7 @@ class Daemon:
         self.failures = 0
         self.crashes = 0
         self.next_try = 0.0
-        self.last_size_check = 0.0
+        self.last_size_check = 0.0  # 0: not taken since start
         self.st = status_file.load(home)
         self.observer: Any = None
         self.sending = False
@@ -236,7 +237,7 @@ class Daemon:
         if isinstance(cur, dict) and source is not None and cur.get("source") != source:
             return
         if cur:
-            log.write(self.home, "daemon.log", f"delivery works again (sink {self.sink.name if self.sink else '-'})")
+            log.write(self.home, "daemon.log", f"delivery works again (sink {self.st.get('sink', '-')})")
             self.st["problem"] = None
         self.logged.clear()
 
@@ -266,12 +267,20 @@ class Daemon:
         if key != self.sink_key:
             if self.sink is not None:
                 self.sink.close()
-            self.sink = from_config(self.cfg, self.home)
+            self.sink = None  # made at its first use (_open_sink)
             self.sink_key = key
             self.st["sink"] = ship["sink"]
             # A changed config is the usual fix for a held queue: try it at once.
             self.next_try = 0.0
             self.failures = 0
+
+    def _open_sink(self) -> Sink:
+        """The configured sink, made when the first batch is ready: an HTTP sink's client
+        (importing httpx, loading the CA bundle: 65-90 ms) is then built while the worker
+        processes of a backlog start, rather than before them."""
+        if self.sink is None:
+            self.sink = from_config(self.cfg, self.home)
+        return self.sink
 
     def _wait(self, seconds: float) -> None:
         self.wake.wait(max(0.0, seconds))
@@ -401,7 +410,7 @@ class Daemon:
             if n:
                 log.write(self.home, "daemon.log", f"quarantine: {n} raw entr{'y' if n == 1 else 'ies'} of an older "
                                                    "version made safe or sealed")
-        local = self.sink is not None and self.sink.name == "local" and bool(self.cfg["privacy"].get("local_results", True))
+        local = self.cfg["ship"]["sink"] == "local" and bool(self.cfg["privacy"].get("local_results", True))
         settings = prepare.Settings(key, tuple(self.cfg["privacy"]["disabled_rules"]), local)
         if settings != self.prep_settings:  # a new key or rule set: what was prepared under the old one goes back
             self._drop_prepared()
@@ -559,15 +568,15 @@ class Daemon:
     def _call(self, records: list[dict[str, Any]]) -> Result:
         """One sink call, guarded: an exception is logged and reported as a refusal of the batch
         (split), so a record the sink cannot handle is found and set aside alone."""
-        assert self.sink is not None
+        sink = self._open_sink()
         self.sending = True
         try:
             if self.stop.is_set():
                 raise _Abort()
-            return self.sink.send(records)
+            return sink.send(records)
         except Exception as exc:  # noqa: BLE001 - a sink bug must not kill delivery of the rest
-            msg = f"{type(exc).__name__} in sink {self.sink.name}"
-            self._log_traceback(f"sink {self.sink.name}", exc, msg)
+            msg = f"{type(exc).__name__} in sink {sink.name}"
+            self._log_traceback(f"sink {sink.name}", exc, msg)
             return Result(split=True, error=f"{msg} (see logs/daemon.log)")
         finally:
             self.sending = False
@@ -593,7 +602,7 @@ class Daemon:
         return b
 
     def _send(self) -> None:
-        assert self.sink is not None
+        sink = self._open_sink()
         records = [r for _, r in self.inflight]
         suspects: dict[str, str] = {}
         result = self._deliver(records, suspects)
@@ -608,12 +617,12 @@ class Daemon:
                                 rejected=result.rejected)
         quarantined = 0
         for rid, reason in result.rejected.items():
-            if rid in by_id and self._quarantine_safe(by_id[rid], safe_by_id[rid], f"{self.sink.name}: {reason}"):
+            if rid in by_id and self._quarantine_safe(by_id[rid], safe_by_id[rid], f"{sink.name}: {reason}"):
                 quarantined += 1
             elif rid in by_id:
                 result.rejected = {k: v for k, v in result.rejected.items() if k != rid}
         if quarantined:
-            log.write(self.home, "daemon.log", f"quarantined {quarantined} record(s) the {self.sink.name} sink refused "
+            log.write(self.home, "daemon.log", f"quarantined {quarantined} record(s) the {sink.name} sink refused "
                                                "(`jevlin-hooks quarantine list`)")
         done = [by_id[rid] for rid in result.accepted if rid in by_id]
         if self.acker is not None:
@@ -630,6 +639,8 @@ class Daemon:
         self.inflight = [(n, r) for n, r in self.inflight if n not in handled]
         if result.retry:
             self.failures += 1
+            if self.failures == 1:
+                self._check_size(force=True)  # the queue may grow from here: is it at its cap?
             delay = self._backoff(self.failures)
             if result.retry_after is not None or result.hold:
                 # the server's word, or a config problem (which no retry within a second fixes)
@@ -707,14 +718,23 @@ class Daemon:
         log.write(self.home, "daemon.log", f"closed an abandoned {harness} session")
         return True
 
-    def _check_size(self) -> None:
+    def _check_size(self, force: bool = False) -> None:
+        """The spool's size against its cap, every SIZE_CHECK_S: over it, state/spool_full tells
+        the hooks to stop queueing. The cap is for a queue that grows while delivery fails, so
+        at start the first check waits for the first failure or SIZE_CHECK_S (a stat of each of
+        10,000 queued files is 30-50 ms, a tenth of a drain's start-up), unless a flag from
+        before must be judged again."""
         now = time.time()
-        if now - self.last_size_check < 30:
-            return
+        flag = os.path.join(self.home, "state", SPOOL_FULL_FLAG)
+        if not force:
+            if not self.last_size_check and not os.path.exists(flag):
+                self.last_size_check = now  # the first check, deferred
+                return
+            if now - self.last_size_check < SIZE_CHECK_S:
+                return
         self.last_size_check = now
         cap = float(self.cfg["spool"]["max_mb"]) * 1024 * 1024
         size = spool.size_bytes(self.home)
-        flag = os.path.join(self.home, "state", SPOOL_FULL_FLAG)
         self.st["spool_bytes"] = size
         try:
             if size >= cap:
