@@ -177,13 +177,34 @@ def evaluate(path: str = CORPUS) -> dict:
     }
 
 
+def sweep(n: int, rows: int) -> None:
+    total = [0] * 8
+    for seed in range(1000, 1000 + n):
+        res = evaluate_agent_text(generate.rows(seed, rows))
+        total = [a + b for a, b in zip(total, res["total"], strict=True)]
+        for fam, left, v, _clean in res["misses"]:
+            print(f"seed {seed}: MISS {fam} ({left}): {v[:40]!r}")
+        for fam, d, _clean in res["lost"]:
+            print(f"seed {seed}: LOST {fam}: {d[:60]!r}")
+    t = total
+    print(f"{n} sets of {rows} rows (seeds 1000-{999 + n}): secrets gone {t[0]}/{t[1]} ({t[0] / t[1]:.2%}), "
+          f"personal data gone {t[2]}/{t[3]} ({t[2] / t[3]:.2%}), rows with a fragment {t[4]}/{t[5]}, "
+          f"decoys kept {t[6]}/{t[7]} ({t[6] / t[7]:.2%})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--misses", action="store_true")
     ap.add_argument("--fps", action="store_true")
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--rows", type=int, default=700)
+    ap.add_argument("--sweep", type=int, default=0, metavar="N",
+                    help="also N more sets built the same way (seeds 1000 on, --rows rows each), as the "
+                         "unseen check set is: their totals and every miss, fragment and lost decoy")
     args = ap.parse_args()
+    if args.sweep:
+        sweep(args.sweep, args.rows)
+        return
     agent = evaluate_agent_text(generate.rows(args.seed, args.rows))
     print_agent_text(agent, f"agent text: {args.rows} rows, seed {args.seed} (bench/agent_text/generate.py)")
     if args.misses:
