@@ -177,9 +177,9 @@ def evaluate(path: str = CORPUS) -> dict:
     }
 
 
-def sweep(n: int, rows: int) -> None:
+def sweep(n: int, rows: int, first: int = 1000) -> None:
     total = [0] * 8
-    for seed in range(1000, 1000 + n):
+    for seed in range(first, first + n):
         res = evaluate_agent_text(generate.rows(seed, rows))
         total = [a + b for a, b in zip(total, res["total"], strict=True)]
         for fam, left, v, _clean in res["misses"]:
@@ -187,7 +187,7 @@ def sweep(n: int, rows: int) -> None:
         for fam, d, _clean in res["lost"]:
             print(f"seed {seed}: LOST {fam}: {d[:60]!r}")
     t = total
-    print(f"{n} sets of {rows} rows (seeds 1000-{999 + n}): secrets gone {t[0]}/{t[1]} ({t[0] / t[1]:.2%}), "
+    print(f"{n} sets of {rows} rows (seeds {first}-{first + n - 1}): secrets gone {t[0]}/{t[1]} ({t[0] / t[1]:.2%}), "
           f"personal data gone {t[2]}/{t[3]} ({t[2] / t[3]:.2%}), rows with a fragment {t[4]}/{t[5]}, "
           f"decoys kept {t[6]}/{t[7]} ({t[6] / t[7]:.2%})")
 
@@ -199,11 +199,12 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--rows", type=int, default=700)
     ap.add_argument("--sweep", type=int, default=0, metavar="N",
-                    help="also N more sets built the same way (seeds 1000 on, --rows rows each), as the "
-                         "unseen check set is: their totals and every miss, fragment and lost decoy")
+                    help="instead: N more sets built the same way (seeds --first on, --rows rows each), as the "
+                         "unseen check set is: their totals and every miss and lost decoy")
+    ap.add_argument("--first", type=int, default=1000, help="the first seed of --sweep")
     args = ap.parse_args()
     if args.sweep:
-        sweep(args.sweep, args.rows)
+        sweep(args.sweep, args.rows, args.first)
         return
     agent = evaluate_agent_text(generate.rows(args.seed, args.rows))
     print_agent_text(agent, f"agent text: {args.rows} rows, seed {args.seed} (bench/agent_text/generate.py)")

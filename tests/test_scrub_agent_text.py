@@ -139,11 +139,20 @@ def test_aws_cli_and_key_pairs():
         assert_gone(f"the pair ({akid} / {sk}) is in the runner", akid, sk)
     # one real secret key in 5,000 has no digit; a long CamelCase name next to a key id stays
     akid, _ = aws_pair()
-    for _ in range(20):
-        sk = "".join(RNG.choice(string.ascii_letters) for _ in range(40))
+    for _ in range(40):
+        sk = "".join(RNG.choice(string.ascii_letters + "+/") for _ in range(40))
         assert_gone(f"they exported the pair ({akid} / {sk}) into the runner", akid, sk)
     name = "ConfigureRunnerCredentialsFromEnvironmentX"[:40]
     assert name in scrub.scrub(f"{akid} / {name}")[0]
+
+
+def test_a_base64_key_starting_with_two_slashes():
+    for _ in range(10):
+        key = "//" + rand(ALNUM + "+/", 84) + "=="
+        assert_gone(f"az storage blob upload --account-name stx --account-key {key} -f a.txt", key)
+        assert_gone(f'AZURE_STORAGE_KEY="{key}"', key)
+    for text in ("token = //comment here", "password: //cdn.example.com/pw.txt"):
+        assert scrub.scrub(text)[0] == text, scrub.scrub(text)
 
 
 def test_a_command_line_password_that_looks_like_code():
@@ -218,10 +227,11 @@ def test_credentials_in_twelve_languages(lang, forms):
 
 
 def test_i18n_value_with_a_dot_is_no_host_name():
-    for v in ("ee5u79.5x0", "k3Y.9pq2z", "a1b2c3.d4"):
+    for v in ("ee5u79.5x0", "k3Y.9pq2z", "a1b2c3.d4", "a77h706-.r", "p60vr3w.uhz", "2-56-XfvX3s"):
         assert_gone(f"a chave da API é {v}, bitte/please use mq-bt05.svc.cluster.local", v,
                     keep=("mq-bt05.svc.cluster.local",))
-    for host in ("db-1.internal", "mq-bt05.svc.cluster.local", "cache01.prod.example.com"):
+    for host in ("db-1.internal", "mq-bt05.svc.cluster.local", "cache01.prod.example.com", "auth-8wz1.corp.example.org",
+                 "api2.example.de", "ledger-x9.eu-west-1.rds.amazonaws.com", "1.2.3", "2.0.0-rc1", "4.1-SNAPSHOT"):
         assert host in scrub.scrub(f"das Passwort liegt auf {host}")[0]
 
 
@@ -233,6 +243,64 @@ def test_i18n_words_without_a_credential_stay():
 
 
 # --- 6. vendor tokens with no key name, in bare prose --------------------------------------------------
+
+def test_vendor_tokens_ending_in_a_non_word_character():
+    """A token whose random part ends in - or = (one in 32 base64url tokens) is taken whole,
+    even when that character is the last one its length needs."""
+    tail = string.ascii_letters + string.digits + "_-"
+    for make, ends in ((lambda e: "figd_" + rand(tail, 39) + e, "-"), (lambda e: "whsec_" + rand(ALNUM + "+/", 31) + e, "="),
+                       (lambda e: "dckr_pat_" + rand(tail, 26) + e, "-"), (lambda e: "hvs." + rand(tail, 23) + e, "-"),
+                       (lambda e: "glc_" + rand(ALNUM, 31) + e, "-=")):
+        for end in ends:
+            tok = make(end)
+            for frame in ("Use {} for now, I'll rotate it", "I tried {} and the API answered 401", "token={}"):
+                clean = assert_gone(frame.format(tok), tok)
+                assert not clean.endswith(end + " for now, I'll rotate it") and end + " and the API" not in clean
+
+
+def test_vendor_tokens_whose_random_tail_repeats_by_chance():
+    tok = "rubygems_f5446194a56acf1f0401a47d563b6" + "e2655ee22e52e86e7e9"  # 20 hex ending 2.4 bits
+    assert_gone(f"the key {tok} is in ~/.gem/credentials", tok)
+    for fake in ("GR1348941" + "123" * 8, "sntryu_" + "a" * 64, "rubygems_" + "ab12" * 12):
+        assert fake in scrub.scrub(f"the fixture uses {fake} here")[0], scrub.scrub(f"the fixture uses {fake} here")
+
+
+def test_vendor_tokens_without_a_digit():
+    """One Bitbucket app password or Tavily key in 300 has no digit: its letters are cased at
+    random; a long CamelCase name after the same prefix is code."""
+    for _ in range(50):
+        for prefix in ("ATBB", "tvly-"):
+            tok = prefix + "".join(RNG.choice(string.ascii_letters) for _ in range(32))
+            assert_gone(f"They pasted {tok} in the issue by mistake", tok)
+    for code in ("ATBBAcceptanceTimeoutSecondsHandler", "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"):
+        assert code in scrub.scrub(f"see {code} in the client")[0]
+    # one Docker token in a hundred has no digit, often with few capitals: few vowels say random
+    for _ in range(50):
+        tok = "dckr_pat_" + rand(string.ascii_letters + "_-", 27)
+        assert_gone(f"docker login -u bot --password-stdin <<< {tok}; also pasted {tok} in chat", tok)
+
+
+def test_bootstrap_tokens_without_a_digit():
+    for _ in range(30):
+        tok = rand(string.ascii_lowercase, 6) + "." + rand(string.ascii_lowercase, 16)
+        assert_gone(f"kubeadm join cp.svc.cluster.local:6443 --token {tok} --discovery-token-ca-cert-hash x", tok)
+        assert_gone(f"users:\n- name: ci\n  user:\n    token: {tok}\n", tok)
+    for text in ("token: abcdef.0123456789abcdef", "token: abcdef.ghijklmnopqrstuv", "token: aaaaaa.aaaaaaaaaaaaaaaa"):
+        assert scrub.scrub(text)[0] == text, scrub.scrub(text)
+
+
+def test_dotted_passwords_in_shell_assignments_and_user_password_pairs():
+    for v in ("qUpq04.CYRP1", "F493.erpXS1", "Gtzlf68.xN", "smgp4.IuaOC78", "qoeiCwB4_wi.j8", "PLKSEf0.yHrtbuY_g8"):
+        for form in ("PGPASSWORD={v} psql -h db.internal -U admin", "export DB_PASS={v}", "REDIS_PASSWD='{v}'",
+                     "curl -sS --user 'etl:{v}' https://cache.internal/metrics",
+                     "    env:\n      MONGO_INITDB_ROOT_PASSWORD: {v}\n",
+                     "Server=tcp:x.database.windows.net,1433;User ID=app;Password={v};Encrypt=True;",
+                     "htpasswd -b -c /etc/nginx/.htpasswd ci-bot {v}", "vault login --password {v}"):
+            assert_gone(form.format(v=v), v)
+    # code keeps its references: with blanks, a lower-case name, or in a program
+    for text in ("password = config.db_password", "client(api_key=settings.OPENAI_KEY)",
+                 "DB_PASS = os.environ.DB_PASS", "token: ctx.auth.token2"):
+        assert scrub.scrub(text)[0] == text, scrub.scrub(text)
 
 def test_every_vendor_prefix_in_bare_prose():
     g = generate.Gen(2026)

@@ -114,7 +114,7 @@ def compiled() -> list[list[_Compiled]]:
             groups = r.group if isinstance(r.group, tuple) else (r.group,)
             out.append([])
             for part in _alternatives(r.pattern) if r.group == 0 else [r.pattern]:
-                pattern, word_start = _split_word_start(part)
+                pattern, word_start = _split_word_start(_open_end(part))
                 rx = _re2.RE2(pattern.encode(), _OPTIONS)
                 if not rx.ok():
                     raise re2.error(f"{r.name}: {rx.error()}")
@@ -320,6 +320,20 @@ def _alternatives(pattern: str) -> list[str]:
     return [flags + lead + part + rest for part in parts]
 
 
+_OPEN_END = re.compile(r"(\[(?:[^\]\\]|\\.)*\])\{\d+,\}\\b$")
+
+
+def _open_end(pattern: str) -> str:
+    r"""A vendor token's pattern without its closing \b where it ends in an unbounded run of a
+    class holding non-word characters (figd_[A-Za-z0-9_\-]{40,}\b): the greedy run already ends
+    where the token does, and the \b only made a token ending in `-` or `=` give that character
+    back, or not match at all when it was the 40th."""
+    m = _OPEN_END.search(pattern)
+    if m and re.search(r"\\-|[.+/=~,]", m.group(1).replace("\\.", ".")):
+        return pattern[:-2]
+    return pattern
+
+
 def _split_word_start(pattern: str) -> tuple[str, bool]:
     """A leading \b costs RE2 its literal-prefix scan (memchr to the next "ghp_"): 100x slower
     on text without the prefix. Every such pattern starts with a word character, so the \b means
@@ -348,9 +362,11 @@ LEFT_ALONE = """\
   `process.env.X`, `secrets.X`, `op://...`), stop words (`true`, `none`, `changeme`, ...), code
   (`self.api_key`, a quoted `x = y`; but a dotted value with digits inside its words, like a
   kubeadm token or `Qb9sM6.ET3`, is a value, and so is whatever follows a command's password
-  flag, `-p ti.KsPc75_Y`), a host name ending in letters (`db-1.internal`) after a credential
-  word in another language, the name of a secret in a store
-  (`secretKey: api-key`), the next key of a JSON object (`"kind": "Secret", "data": {`), a flag
+  flag, `-p ti.KsPc75_Y`, or a password flag's, `--password x.Y1`, to an upper-case name in a shell, `.env` or YAML env line,
+  `DB_PASS=x.Y1`, or to a connection string's key, `Password=x.Y1;`),
+  a host name (ending in a top-level domain or an internal suffix: `db-1.internal`,
+  `cache.svc.cluster.local`) after a credential word in another language, the name of a secret in
+  a store (`secretKey: api-key`), the next key of a JSON object (`"kind": "Secret", "data": {`), a flag
   with no value (`mysql -p dbname` prompts; `-passin env:VAR` names a variable), and counting runs;
 - **names that hold something else**: ids, URLs, paths, sizes, hashes (`client_id`,
   `token_url`, `UserSecretsId`, `keyPath`), public keys and tokens (`public_key`,
@@ -378,7 +394,7 @@ LEFT_ALONE = """\
   `Authorization: Bearer` with nothing after it on the line is left as it is).
 """
 
-_COMMAND_RULES = frozenset(("cli-password", "stdin-password"))
+_COMMAND_RULES = frozenset(("cli-password", "stdin-password", "htpasswd-password", "credential-flag"))
 _STOPWORDS = frozenset("""
 true false null none nil undefined yes no on off required optional string str int bool boolean
 password passwd secret token key apikey api_key value example sample test dummy placeholder
@@ -443,7 +459,11 @@ def _placeholder_uncached(value: str, code: bool = True) -> bool:
         return True
     if code and "." in v and _IDENT_PATH.match(v) and not _random_dotted(v) or _SNAKE.match(v):
         return True  # config.token, self.api_key, called_with, ACCESS_TOKEN: code, not a value
-    return v.startswith("//") or "::" in v
+    # //comment, //host/path and a::b scopes; a base64 key may start with // too (an Azure key)
+    return v.startswith("//") and not _BASE64_BLOB.match(v) or "::" in v
+
+
+_BASE64_BLOB = re.compile(r"^[A-Za-z0-9+/]{40,}={0,2}$")
 
 
 def _pem64_private(value: str) -> bool:
@@ -464,6 +484,20 @@ def _in_url(text: str, start: int) -> bool:
     return "://" in text[i:start]
 
 
+def _data_assignment(m: Any, text: str, start: int, end: int) -> bool:
+    """A value assigned where no language refers to a variable by a dotted name: a shell or .env
+    line or a YAML env block (an upper-case name, `=` with no blank or `: `: DB_PASS=x,
+    MONGO_INITDB_ROOT_PASSWORD: x), or a connection string's `Key=value;` pair."""
+    name = m.group(1) or ""
+    sep = text[m.end(1):start]
+    if name.isupper() and sep in _DATA_SEPARATORS:
+        return True
+    return sep == "=" and text.startswith(";", end)
+
+
+_DATA_SEPARATORS = frozenset(("=", '="', "='", ": ", ': "', ": '"))
+
+
 def _random_dotted(v: str) -> bool:
     """Dotted like code, but random: k3x9pq.9f8e7d6c5b4a3x2w (a kubeadm token), Qb9sM6.ET3 (a
     password with a dot). X25519.KeyPair, kVK_Return.u16, jetbrains.mps.v8_elimination are code."""
@@ -479,6 +513,21 @@ def _random_dotted(v: str) -> bool:
 
 
 _DIGIT_LETTER = re.compile(r"[0-9][A-Za-z]")
+
+
+def _random_case(s: str) -> bool:
+    """Letters cased at random: capitals side by side or one letter apart (XY, XyZ), several
+    times (more than one place in three in random text), where a camelCase or PascalCase name has
+    one capital a word and two letters or more between them; and the case switching often."""
+    close = sum(1 for i, c in enumerate(s[:-1]) if c.isupper() and (s[i + 1].isupper() or s[i + 2:i + 3].isupper()))
+    return close >= 3 and _case_switches(s) >= len(s) // 4
+
+
+def _few_vowels(s: str) -> bool:
+    """Random letters: a fifth of them vowels (5 in 26), where names made of words have two fifths
+    (dckr_pat_pjnrrsgNhbzrAPOxsjAn__Ae-_G against s.AcceptanceTimeoutSeconds)."""
+    letters = [c for c in s.lower() if c.isalpha()]
+    return len(letters) >= 16 and sum(c in "aeiou" for c in letters) < 0.3 * len(letters)
 
 
 def _case_switches(s: str) -> int:
@@ -530,7 +579,10 @@ def _shaped(body: str) -> bool:
     characters repeated (sntryu_aaaa...). Tokens put their random part last, so the tail is
     what must vary: GR1348941 + 123123123... is a prefix and a pattern."""
     body = body[:CHECK_LIMIT]
-    return not _has_run(body, 10) and _entropy(body) >= 3.0 and _entropy(body[-20:]) >= 2.5
+    tail = body[-20:]
+    # a random hex tail can repeat a few digits by chance (...6e2655ee22e52e86e7e9: 2.4 bits), but
+    # still holds more than a repeated pattern's handful of characters
+    return not _has_run(body, 10) and _entropy(body) >= 3.0 and (_entropy(tail) >= 2.5 or len(set(tail)) >= 7)
 
 
 def _random_looking_cached(value: str) -> bool:
@@ -717,8 +769,11 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
             return False  # KEY=`some command`: command substitution, not a value
         if _NEXT_IS_KEY.match(text, end) and not text.startswith(("://", ":/"), end) and text[start - 1:start] in "\"'`":
             return False  # "kind": "Secret", "data": {...}: the next key of an object, not this one's value
-        # a password given on a command line is a value even where it looks like code (ti.KsPc75_Y)
-        return not _placeholder(value, code=rule.name not in _COMMAND_RULES)
+        # A password on a command line, or assigned where no language has dotted references (see
+        # _data_assignment), is a value even where it looks like code (ti.KsPc75_Y, F493.erpXS1).
+        code = rule.name not in _COMMAND_RULES and not (
+            m is not None and rule.name == "credential-assignment" and _data_assignment(m, text, start, end))
+        return not _placeholder(value, code=code)
     if kind == "entropy":
         return (m is None or _entropy_key_ok(m.group(1) or "")) and _random_looking_cached(value)
     if kind == "entropy32":
@@ -770,15 +825,20 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         body = value.split("_", 1)[-1] if "_" in value[:8] else value
         if start > 0 and text[start - 1] == ".":
             return False  # video_box.ico-7a38....png: part of a dotted file or host name
-        # no digit: a random body is still mixed case all through (dckr_pat_viHyZdcTMsgvoYE__rYSOu),
-        # where code is words (s.AcceptanceTimeoutSeconds)
+        # no digit: a random body is still mixed case all through (dckr_pat_viHyZdcTMsgvoYE__rYSOu,
+        # ATBBEhOFNJGredodwpEAIJzSlq...), where code is words (s.AcceptanceTimeoutSeconds); for a
+        # bootstrap token, its exact shape (6.16 lower-case, after the word token) is the evidence
         return _shaped(body) and (any(map(str.isdigit, body)) or len(body) >= 40
-                                  or len(body) >= 20 and "_" in value[:10] and _case_switches(body) >= 8)
+                                  or len(body) >= 20 and (_case_switches(body) >= 8
+                                                          and ("_" in value[:10] or _random_case(body))
+                                                          or _few_vowels(body))
+                                  or rule.name == "kubeadm-token")
     if kind == "userpass":
         user, _, password = value.replace('"', "").partition(":")
         if not password:  # an API key given as the user name (curl -u "KEY:")
             return len(user) >= 8 and not _placeholder(user) and _entropy(user) >= 3.0
-        return not _placeholder(password) and password.lower() not in ("token", "pass", user.lower())
+        # user:password is never a reference in code: a dotted password (qUpq04.CYRP1) is a value
+        return not _placeholder(password, code=False) and password.lower() not in ("token", "pass", user.lower())
     if kind == "k8s":
         if not _k8s_secret(lower or text.lower()):
             return False
@@ -801,9 +861,9 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         # ssh deploy@host, scp f root@host:/tmp: an account on a host, not a mailbox
         return not _SSH_BEFORE.search(text, max(0, start - 120), start)
     if kind == "aws40":
-        # one real key in 5,000 has no digit (40 of 64 characters): then its case switches back
-        # and forth (20 times on average) where a long CamelCase name switches once a word
-        return ((any(map(str.isdigit, value)) or _case_switches(value) >= 12) and any(map(str.isupper, value))
+        # one real key in 5,000 has no digit (40 of 64 characters): then its letters are cased at
+        # random, where a long CamelCase name has one capital a word
+        return ((any(map(str.isdigit, value)) or _random_case(value)) and any(map(str.isupper, value))
                 and any(map(str.islower, value)) and _entropy(value) >= 4.0 and not looks_fake(value))
     if kind == "pem64":
         return _pem64_private(value)
@@ -1285,8 +1345,18 @@ def scrub_many(texts: list[str], disabled: Iterable[str] = ()) -> list[tuple[str
 # --- span hooks: rules whose match says where to look, and Python says what to redact --------------
 
 _I18N_TOKEN = re.compile(r"[A-Za-z0-9!#$%&*+\-./:;=?@^_|~]+")
-# a host name ends in letters (mq-bt05.svc.cluster.local); ee5u79.5x0 is a password with a dot
-_HOSTLIKE = re.compile(r"^[a-z0-9\-]+(?:\.[a-z0-9\-]+)*\.[a-z][a-z\-]*$")
+# A host name ends in a top-level domain or an internal suffix (mq-bt05.svc.cluster.local,
+# db-1.internal); ee5u79.5x0, a77h706-.r and p60vr3w.uhz are passwords with a dot.
+_HOSTLIKE = re.compile(r"^[a-z0-9\-]+(?:\.[a-z0-9\-]+)*\.([a-z]{2,})$")
+_HOST_SUFFIXES = frozenset("""
+com net org edu gov mil int info biz name pro io dev app ai co cloud tech site online xyz page run sh gg me tv ly so
+to fm ws cc local localhost internal intranet lan corp home arpa test example invalid svc cluster consul docker
+""".split())
+
+
+def _hostlike(tok: str) -> bool:
+    m = _HOSTLIKE.match(tok)
+    return m is not None and (len(m.group(1)) == 2 or m.group(1) in _HOST_SUFFIXES)
 
 
 def _i18n_span(text: str, s: int, e: int) -> tuple[int, int] | None:
@@ -1307,10 +1377,10 @@ def _i18n_span(text: str, s: int, e: int) -> tuple[int, int] | None:
         mixed = any(map(str.isupper, tok[1:])) and any(map(str.islower, tok))
         if not ((has_digit and has_alpha) or (has_symbol and (has_digit or mixed)) or (mixed and len(tok) >= 12)):
             continue
-        if _placeholder(tok, code=False) or _HOSTLIKE.match(tok) or "://" in tok or tok.count("/") >= 2:
+        if _placeholder(tok, code=False) or _hostlike(tok) or "://" in tok or tok.count("/") >= 2:
             continue
-        if _VERSIONISH.match(tok) or _UUID.match(tok):
-            continue
+        if _VERSIONISH.match(tok) and (tok.lower() == tok or tok.upper() == tok) or _UUID.match(tok):
+            continue  # 1.2.3, 2.0.0-rc1, 4.1-SNAPSHOT; not 2-56-XfvX3s, whose tail is cased at random
         return a, b
     return None
 
