@@ -137,7 +137,7 @@ def test_aws_cli_and_key_pairs():
         assert_gone(f"User name,Password,Access key ID,Secret access key\nci,,{akid},{sk}", akid, sk)
         assert_gone(f"Access key ID: {akid}\nSecret access key: {sk}", akid, sk)
         assert_gone(f"the pair ({akid} / {sk}) is in the runner", akid, sk)
-    # one real secret key in 5,000 has no digit; a long CamelCase name next to a key id stays
+    # one real secret key in 900 has no digit; a long CamelCase name next to a key id stays
     akid, _ = aws_pair()
     for _ in range(40):
         sk = "".join(RNG.choice(string.ascii_letters + "+/") for _ in range(40))

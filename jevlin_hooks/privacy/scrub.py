@@ -361,13 +361,14 @@ LEFT_ALONE = """\
 - **values next to credential names** that are not secrets: variable references (`$X`,
   `process.env.X`, `secrets.X`, `op://...`), stop words (`true`, `none`, `changeme`, ...), code
   (`self.api_key`, a quoted `x = y`; but a dotted value with digits inside its words, like a
-  kubeadm token or `Qb9sM6.ET3`, is a value, and so is whatever follows a command's password
-  flag, `-p ti.KsPc75_Y`, or a password flag's, `--password x.Y1`, to an upper-case name in a shell, `.env` or YAML env line,
-  `DB_PASS=x.Y1`, or to a connection string's key, `Password=x.Y1;`),
-  a host name (ending in a top-level domain or an internal suffix: `db-1.internal`,
-  `cache.svc.cluster.local`) after a credential word in another language, the name of a secret in
-  a store (`secretKey: api-key`), the next key of a JSON object (`"kind": "Secret", "data": {`), a flag
-  with no value (`mysql -p dbname` prompts; `-passin env:VAR` names a variable), and counting runs;
+  kubeadm token or `Qb9sM6.ET3`, is a value, and so is any dotted value where nothing refers to a
+  variable: after a password flag, `-p ti.KsPc75_Y` or `--password x.Y1`, in `user:password`,
+  assigned to an upper-case name in a shell, `.env` or YAML env line, `DB_PASS=x.Y1`, or in a
+  connection string, `Password=x.Y1;`), a host name (ending in a top-level domain or an internal
+  suffix: `db-1.internal`, `cache.svc.cluster.local`) after a credential word in another
+  language, the name of a secret in a store (`secretKey: api-key`), the next key of a JSON
+  object (`"kind": "Secret", "data": {`), a flag with no value (`mysql -p dbname` prompts;
+  `-passin env:VAR` names a variable), and counting runs;
 - **names that hold something else**: ids, URLs, paths, sizes, hashes (`client_id`,
   `token_url`, `UserSecretsId`, `keyPath`), public keys and tokens (`public_key`,
   `publishableKey`; a "public" password or secret is still redacted),
@@ -861,7 +862,7 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         # ssh deploy@host, scp f root@host:/tmp: an account on a host, not a mailbox
         return not _SSH_BEFORE.search(text, max(0, start - 120), start)
     if kind == "aws40":
-        # one real key in 5,000 has no digit (40 of 64 characters): then its letters are cased at
+        # one real key in 900 has no digit (40 of 64 characters): then its letters are cased at
         # random, where a long CamelCase name has one capital a word
         return ((any(map(str.isdigit, value)) or _random_case(value)) and any(map(str.isupper, value))
                 and any(map(str.islower, value)) and _entropy(value) >= 4.0 and not looks_fake(value))
