@@ -290,12 +290,13 @@ def test_bootstrap_tokens_without_a_digit():
 
 
 def test_dotted_passwords_in_shell_assignments_and_user_password_pairs():
-    for v in ("qUpq04.CYRP1", "F493.erpXS1", "Gtzlf68.xN", "smgp4.IuaOC78", "qoeiCwB4_wi.j8", "PLKSEf0.yHrtbuY_g8"):
+    for v in ("qUpq04.CYRP1", "F493.erpXS1", "Gtzlf68.xN", "smgp4.IuaOC78", "qoeiCwB4_wi.j8", "PLKSEf0.yHrtbuY_g8", "LWRp2.GN_p0"):
         for form in ("PGPASSWORD={v} psql -h db.internal -U admin", "export DB_PASS={v}", "REDIS_PASSWD='{v}'",
                      "curl -sS --user 'etl:{v}' https://cache.internal/metrics",
                      "    env:\n      MONGO_INITDB_ROOT_PASSWORD: {v}\n",
                      "Server=tcp:x.database.windows.net,1433;User ID=app;Password={v};Encrypt=True;",
-                     "htpasswd -b -c /etc/nginx/.htpasswd ci-bot {v}", "vault login --password {v}"):
+                     "htpasswd -b -c /etc/nginx/.htpasswd ci-bot {v}", "vault login --password {v}",
+                     'psql "host=db.internal user=app password={v} dbname=analytics"'):
             assert_gone(form.format(v=v), v)
     # code keeps its references: with blanks, a lower-case name, or in a program
     for text in ("password = config.db_password", "client(api_key=settings.OPENAI_KEY)",

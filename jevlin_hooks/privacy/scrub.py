@@ -364,7 +364,7 @@ LEFT_ALONE = """\
   kubeadm token or `Qb9sM6.ET3`, is a value, and so is any dotted value where nothing refers to a
   variable: after a password flag, `-p ti.KsPc75_Y` or `--password x.Y1`, in `user:password`,
   assigned to an upper-case name in a shell, `.env` or YAML env line, `DB_PASS=x.Y1`, or in a
-  connection string, `Password=x.Y1;`), a host name (ending in a top-level domain or an internal
+  connection string, `Password=x.Y1;` or `password=x.Y1 dbname=app`), a host name (ending in a top-level domain or an internal
   suffix: `db-1.internal`, `cache.svc.cluster.local`) after a credential word in another
   language, the name of a secret in a store (`secretKey: api-key`), the next key of a JSON
   object (`"kind": "Secret", "data": {`), a flag with no value (`mysql -p dbname` prompts;
@@ -488,15 +488,17 @@ def _in_url(text: str, start: int) -> bool:
 def _data_assignment(m: Any, text: str, start: int, end: int) -> bool:
     """A value assigned where no language refers to a variable by a dotted name: a shell or .env
     line or a YAML env block (an upper-case name, `=` with no blank or `: `: DB_PASS=x,
-    MONGO_INITDB_ROOT_PASSWORD: x), or a connection string's `Key=value;` pair."""
+    MONGO_INITDB_ROOT_PASSWORD: x), or a connection string's pair (`Password=x;`, libpq's
+    `password=x dbname=y`)."""
     name = m.group(1) or ""
     sep = text[m.end(1):start]
     if name.isupper() and sep in _DATA_SEPARATORS:
         return True
-    return sep == "=" and text.startswith(";", end)
+    return sep == "=" and (text.startswith(";", end) or _NEXT_PAIR.match(text, end) is not None)
 
 
 _DATA_SEPARATORS = frozenset(("=", '="', "='", ": ", ': "', ": '"))
+_NEXT_PAIR = re.compile(r"[ \t]+[A-Za-z_]+=")
 
 
 def _random_dotted(v: str) -> bool:
