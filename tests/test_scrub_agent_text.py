@@ -272,7 +272,7 @@ def test_vendor_tokens_without_a_digit():
         for prefix in ("ATBB", "tvly-"):
             tok = prefix + "".join(RNG.choice(string.ascii_letters) for _ in range(32))
             assert_gone(f"They pasted {tok} in the issue by mistake", tok)
-    for code in ("ATBBAcceptanceTimeoutSecondsHandler", "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"):
+    for code in ("ATBBAcceptanceTimeoutSecondsHandlers", "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"):
         assert code in scrub.scrub(f"see {code} in the client")[0]
     # one Docker token in a hundred has no digit, often with few capitals: few vowels say random
     for _ in range(50):
