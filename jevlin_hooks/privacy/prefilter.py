@@ -34,6 +34,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from jevlin_hooks.base import paths
+from jevlin_hooks.privacy.rules import pattern_pieces
 
 try:
     import hyperscan
@@ -56,22 +57,10 @@ def to_hyperscan(pattern: str) -> str | None:
     """An RE2 pattern in Hyperscan's syntax, or None. Hyperscan's \\s also takes \\v, so \\s is
     spelled out as RE2's class (inside [^...] a wider \\s would lose matches); \\S is refused."""
     out: list[str] = []
-    i, in_class = 0, False
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\":
-            esc = pattern[i:i + 2]
-            if esc == "\\S":
-                return None
-            out.append(("\\t\\n\\f\\r " if in_class else "[\\t\\n\\f\\r ]") if esc == "\\s" else esc)
-            i += 2
-            continue
-        if in_class:
-            in_class = not (ch == "]" and pattern[i - 1] != "[" and pattern[i - 2:i] != "[^")
-        elif ch == "[":
-            in_class = True
-        out.append(ch)
-        i += 1
+    for _, piece, in_class in pattern_pieces(pattern):
+        if piece == "\\S":
+            return None
+        out.append(("\\t\\n\\f\\r " if in_class else "[\\t\\n\\f\\r ]") if piece == "\\s" else piece)
     return "".join(out)
 
 

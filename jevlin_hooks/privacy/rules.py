@@ -9,6 +9,7 @@ slow. ``keywords`` gate a rule: it runs only when one of them occurs in the lowe
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 
@@ -296,3 +297,22 @@ RULES: tuple[Rule, ...] = (
 )
 
 BY_NAME = {r.name: r for r in RULES}
+
+
+def pattern_pieces(pattern: str) -> Iterator[tuple[int, str, bool]]:
+    """A pattern's pieces, for the code that rewrites patterns (scrub.py, prefilter.py): each
+    escape (a backslash and what follows) whole, every other character alone, with its position
+    and whether it stands inside a character class (a ``]`` first in the class is a member)."""
+    i, in_class = 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            yield i, pattern[i:i + 2], in_class
+            i += 2
+            continue
+        yield i, ch, in_class
+        if in_class:
+            in_class = not (ch == "]" and pattern[i - 1] != "[" and pattern[i - 2:i] != "[^")
+        elif ch == "[":
+            in_class = True
+        i += 1

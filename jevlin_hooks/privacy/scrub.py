@@ -31,7 +31,7 @@ import re2
 from re2 import _re2
 
 from jevlin_hooks.privacy import pii, prefilter
-from jevlin_hooks.privacy.rules import RULES, Rule
+from jevlin_hooks.privacy.rules import RULES, Rule, pattern_pieces
 
 
 @dataclass(frozen=True)
@@ -152,25 +152,8 @@ _MEMO_LIMIT = 4096
 
 def _without_groups(pattern: str) -> str:
     """Every capturing ( as (?: (not inside a character class, not escaped)."""
-    out: list[str] = []
-    i, in_class = 0, False
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\":
-            out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if in_class:
-            in_class = not (ch == "]" and pattern[i - 1] != "[" and pattern[i - 2:i] != "[^")
-        elif ch == "[":
-            in_class = True
-        elif ch == "(" and pattern[i + 1:i + 2] != "?":
-            out.append("(?:")
-            i += 1
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
+    return "".join("(?:" if piece == "(" and not in_class and pattern[i + 1:i + 2] != "?" else piece
+                   for i, piece, in_class in pattern_pieces(pattern))
 
 
 def _submatches(c: _Compiled, data: bytes, s0: int, e0: int) -> list[tuple[int, int]]:
@@ -291,29 +274,22 @@ def _alternatives(pattern: str) -> list[str]:
     body = body[len(lead):]
     if not body.startswith("(?:"):
         return [pattern]
-    depth, parts, start, i, in_class = 0, [], 3, 0, False
-    while i < len(body):
-        ch = body[i]
-        if ch == "\\":
-            i += 2
-            continue
+    depth, parts, start, rest = 0, [], 3, None
+    for i, piece, in_class in pattern_pieces(body):
         if in_class:
-            in_class = ch != "]"
-        elif ch == "[":
-            in_class = True
-        elif ch == "(":
+            continue
+        if piece == "(":
             depth += 1
-        elif ch == ")":
+        elif piece == ")":
             depth -= 1
             if depth == 0:
                 parts.append(body[start:i])
                 rest = body[i + 1:]
                 break
-        elif ch == "|" and depth == 1:
+        elif piece == "|" and depth == 1:
             parts.append(body[start:i])
             start = i + 1
-        i += 1
-    else:
+    if rest is None:
         return [pattern]
     if len(parts) < 2 or "|" in rest.replace("\\|", ""):
         return [pattern]

@@ -271,7 +271,6 @@ class Pool:
     chunks in the order they were submitted."""
 
     def __init__(self, home: str, s: Settings, n: int) -> None:
-        self.home = home
         self.workers: list[_Worker] = []
         self.order: deque[tuple[_Worker, list[str]]] = deque()
         try:
