@@ -337,12 +337,14 @@ LEFT_ALONE = """\
 - **values next to credential names** that are not secrets: variable references (`$X`,
   `process.env.X`, `secrets.X`, `op://...`), stop words (`true`, `none`, `changeme`, ...), code
   (`self.api_key`, a quoted `x = y`; but a dotted value with digits inside its words, like a
-  kubeadm token or `Qb9sM6.ET3`, is a value, and so is any dotted value where nothing refers to a
+  kubeadm token or `Qb9sM6.ET3`, or a part in mixed case with digits and almost no vowels, like
+  `ko.bkSjv23`, is a value, and so is any dotted value where nothing refers to a
   variable: after a password flag, `-p ti.KsPc75_Y` or `--password x.Y1`, in `user:password`,
   assigned to an upper-case name in a shell, `.env` or YAML env line, `DB_PASS=x.Y1`, or in a
-  connection string, `Password=x.Y1;` or `password=x.Y1 dbname=app`), a host name (ending in a top-level domain or an internal
-  suffix: `db-1.internal`, `cache.svc.cluster.local`) after a credential word in another
-  language, the name of a secret in a store (`secretKey: api-key`), the next key of a JSON
+  connection string, `Password=x.Y1;` or `password=x.Y1 dbname=app`), a host name (ending in a top-level domain, a
+  country code or an internal suffix: `db-1.internal`, `cache.svc.cluster.local`; not one random
+  label under a country code, `4ui2wqp.ls`) after a credential word in another language, a host
+  and its port (`db-pwdy.corp.example.org:6379`: "pwd" in a host name names no credential), the name of a secret in a store (`secretKey: api-key`), the next key of a JSON
   object (`"kind": "Secret", "data": {`), a flag with no value (`mysql -p dbname` prompts;
   `-passin env:VAR` names a variable), and counting runs;
 - **names that hold something else**: ids, URLs, paths, sizes, hashes (`client_id`,
@@ -473,6 +475,7 @@ def _data_assignment(m: Any, text: str, start: int, end: int) -> bool:
     return sep == "=" and (text.startswith(";", end) or _NEXT_PAIR.match(text, end) is not None)
 
 
+_PORT = re.compile(r"\d{1,5}(?:/|$)")
 _DATA_SEPARATORS = frozenset(("=", '="', "='", ": ", ': "', ": '"))
 _NEXT_PAIR = re.compile(r"[ \t]+[A-Za-z_]+=")
 
@@ -487,6 +490,12 @@ def _random_dotted(v: str) -> bool:
             return True
         digits = sum(map(str.isdigit, p))
         if len(p) >= 10 and digits >= 2 and (digits >= 4 or p.lower() != p and p.upper() != p):
+            return True
+        # shorter, still random: mixed case and digits, and letters with under a fifth vowels
+        # (bkSjv23; names are words: dbPassword12, myKey12)
+        letters = [c for c in p.lower() if c.isalpha()]
+        if digits >= 2 and len(letters) >= 4 and p.lower() != p and p.upper() != p \
+                and 5 * sum(c in "aeiou" for c in letters) < len(letters):
             return True
     return False
 
@@ -746,6 +755,8 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
             return False
         if m is not None and rule.name == "credential-assignment" and " " in (m.group(4) or ""):
             return False  # KEY=`some command`: command substitution, not a value
+        if m is not None and _PORT.match(value) and text[m.end(1):m.end(1) + 1] == ":" and _hostlike(m.group(1).lower()):
+            return False  # db-pwdy.corp.example.org:6379: a host and its port ("pwd" in a host name)
         if _NEXT_IS_KEY.match(text, end) and not text.startswith(("://", ":/"), end) and text[start - 1:start] in "\"'`":
             return False  # "kind": "Secret", "data": {...}: the next key of an object, not this one's value
         # A password on a command line, or assigned where no language has dotted references (see
@@ -1333,9 +1344,31 @@ to fm ws cc local localhost internal intranet lan corp home arpa test example in
 """.split())
 
 
+# The two-letter top-level domains that exist (ISO 3166 country codes, and ac, eu, su, uk): a
+# password with a dot ends in two random letters as often (zjdn9s7vo.ii).
+_COUNTRY_TLDS = frozenset("""
+ac ad ae af ag ai al am ao aq ar as at au aw ax az ba bb bd be bf bg bh bi bj bm bn bo bq br bs bt bw by bz
+ca cc cd cf cg ch ci ck cl cm cn co cr cu cv cw cx cy cz de dj dk dm do dz ec ee eg er es et eu fi fj fk fm fo
+fr ga gd ge gf gg gh gi gl gm gn gp gq gr gs gt gu gw gy hk hm hn hr ht hu id ie il im in io iq ir is it je jm
+jo jp ke kg kh ki km kn kp kr kw ky kz la lb lc li lk lr ls lt lu lv ly ma mc md me mg mh mk ml mm mn mo mp mq
+mr ms mt mu mv mw mx my mz na nc ne nf ng ni nl no np nr nu nz om pa pe pf pg ph pk pl pm pn pr ps pt pw py qa
+re ro rs ru rw sa sb sc sd se sg sh si sk sl sm sn so sr ss st su sv sx sy sz tc td tf tg th tj tk tl tm tn to
+tr tt tv tw tz ua ug uk us uy uz va vc ve vg vi vn vu wf ws ye yt za zm zw
+""".split())
+_DIGIT_SWITCH = re.compile(r"(?<=[0-9])(?=[a-z])|(?<=[a-z])(?=[0-9])")
+
+
 def _hostlike(tok: str) -> bool:
+    """A host name: its last label a top-level domain or an internal suffix. Under a country code,
+    one label switching between letters and digits three times or more is a password with a dot
+    (4ui2wqp.ls), not a name (api2.example.de, k8s.io)."""
     m = _HOSTLIKE.match(tok)
-    return m is not None and (len(m.group(1)) == 2 or m.group(1) in _HOST_SUFFIXES)
+    if m is None:
+        return False
+    tld = m.group(1)
+    if tld in _HOST_SUFFIXES:
+        return True
+    return tld in _COUNTRY_TLDS and not (tok.count(".") == 1 and len(_DIGIT_SWITCH.findall(tok)) >= 3)
 
 
 def _i18n_span(text: str, s: int, e: int) -> tuple[int, int] | None:
@@ -1385,7 +1418,12 @@ def _located_findings(rule: Rule, text: str, lower: str, hits: list[tuple[int, i
                 continue
         if rule.check == "i18n":
             end = text.find("\n", e, e + 64)
-            span = _i18n_span(text, e, end if end >= 0 else min(n, e + 64))
+            if end < 0:
+                end = min(n, e + 64)
+                rest = _I18N_TOKEN.match(text, end, min(n, end + 256)) if _I18N_TOKEN.match(text, end - 1, end) else None
+                if rest:  # the 64 characters cut a word: it is taken whole (a host name ends in its suffix)
+                    end = rest.end()
+            span = _i18n_span(text, e, end)
         else:
             m = _LABELLED_PHONE.match(text, e, min(n, e + 72))
             span = m.span(1) if m and _check(rule, m.group(1), text, m.start(1), m.end(1)) else None
