@@ -218,7 +218,10 @@ def test_delivery_failures_logged_once_per_change_of_state(home):
         with Daemon(home) as d:
             wait_for(lambda: len(srv.requests) >= 4, 20, "several failed attempts")
             srv.set(default="ok")
-            wait_for(lambda: set(srv.received) == set(rids), 20, "recovery")
+            # the server has the records before the daemon reads its answer: a stop in between would
+            # put them back in the queue (at least once), so wait for the daemon to have taken the answer
+            wait_for(lambda: set(srv.received) == set(rids) and spool_empty(home)
+                     and "delivery works again" in daemon_log(home), 20, "recovery")
             d.stop()
     log = daemon_log(home)
     assert log.count("delivery failing: HTTP 500") == 1, log
