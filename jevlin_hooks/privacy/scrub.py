@@ -755,7 +755,8 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
             return False
         if m is not None and rule.name == "credential-assignment" and " " in (m.group(4) or ""):
             return False  # KEY=`some command`: command substitution, not a value
-        if m is not None and _PORT.match(value) and text[m.end(1):m.end(1) + 1] == ":" and _hostlike(m.group(1).lower()):
+        if m is not None and rule.name == "credential-assignment" and _PORT.match(value) and m.group(1) \
+                and text.startswith(":", m.end(1)) and _hostlike(m.group(1).lower()):
             return False  # db-pwdy.corp.example.org:6379: a host and its port ("pwd" in a host name)
         if _NEXT_IS_KEY.match(text, end) and not text.startswith(("://", ":/"), end) and text[start - 1:start] in "\"'`":
             return False  # "kind": "Secret", "data": {...}: the next key of an object, not this one's value
