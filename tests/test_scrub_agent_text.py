@@ -320,10 +320,12 @@ def test_dotted_passwords_in_shell_assignments_and_user_password_pairs():
 
 def test_short_dotted_passwords_are_random_where_names_are_words():
     """A dotted value after a key is code unless a part is random: mixed case and digits, and
-    letters with under a fifth vowels (found in seeds 9000-9099: Password: ko.bkSjv23)."""
-    for v in ("ko.bkSjv23", "ab.XkTr9q4", "qz.MNtwp57"):
+    letters with under a fifth vowels, or letters cased at random (found in seeds 9000-9099 and
+    12000-12199: Password: ko.bkSjv23, > Password: eC900.JLgIZoWPW)."""
+    for v in ("ko.bkSjv23", "ab.XkTr9q4", "qz.MNtwp57", "eC900.JLgIZoWPW", "x7.QwErTyZxP2"):
         assert_gone(f"Password: {v}\n(server api-2ptx.svc.cluster.local)", v, keep=("api-2ptx.svc.cluster.local",))
-    for text in ("password = settings.myKey12", "api_key = cfg.apiKey2", "token = ctx.auth.token2"):
+    for text in ("password = settings.myKey12", "api_key = cfg.apiKey2", "token = ctx.auth.token2",
+                 "token: cfg.OAuthToken2", "password = s3.GetObject2"):
         assert scrub.scrub(text)[0] == text, scrub.scrub(text)
 
 

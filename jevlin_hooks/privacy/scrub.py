@@ -338,7 +338,7 @@ LEFT_ALONE = """\
   `process.env.X`, `secrets.X`, `op://...`), stop words (`true`, `none`, `changeme`, ...), code
   (`self.api_key`, a quoted `x = y`; but a dotted value with digits inside its words, like a
   kubeadm token or `Qb9sM6.ET3`, or a part in mixed case with digits and almost no vowels, like
-  `ko.bkSjv23`, is a value, and so is any dotted value where nothing refers to a
+  `ko.bkSjv23`, or cased at random, like `eC900.JLgIZoWPW`, is a value, and so is any dotted value where nothing refers to a
   variable: after a password flag, `-p ti.KsPc75_Y` or `--password x.Y1`, in `user:password`,
   assigned to an upper-case name in a shell, `.env` or YAML env line, `DB_PASS=x.Y1`, or in a
   connection string, `Password=x.Y1;` or `password=x.Y1 dbname=app`), a host name (ending in a top-level domain, a
@@ -492,10 +492,11 @@ def _random_dotted(v: str) -> bool:
         if len(p) >= 10 and digits >= 2 and (digits >= 4 or p.lower() != p and p.upper() != p):
             return True
         # shorter, still random: mixed case and digits, and letters with under a fifth vowels
-        # (bkSjv23; names are words: dbPassword12, myKey12)
+        # (bkSjv23; names are words: dbPassword12, myKey12); or letters cased at random
+        # (eC900.JLgIZoWPW, where a name has a capital a word: cfg.OAuthToken)
         letters = [c for c in p.lower() if c.isalpha()]
         if digits >= 2 and len(letters) >= 4 and p.lower() != p and p.upper() != p \
-                and 5 * sum(c in "aeiou" for c in letters) < len(letters):
+                and 5 * sum(c in "aeiou" for c in letters) < len(letters) or len(p) >= 8 and _random_case(p):
             return True
     return False
 
