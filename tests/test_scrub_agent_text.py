@@ -249,6 +249,22 @@ def test_i18n_value_ending_in_two_letters_that_are_no_country():
     assert scrub.scrub(text)[0] == text, scrub.scrub(text)
 
 
+def test_i18n_version_shaped_password_and_compound_words():
+    """A version's local part (after +) is made of known words, numbers and hex; random letters
+    there make a password that looks like a version (seeds 6000-6199, 12000-12199, 14000-14199).
+    The rest of a compound word (Passwort-Manager) is not what follows the credential word."""
+    for v in ("1.06+wbxali", "8-1+dws75r", "0.0+emodgm"):
+        assert_gone(f"hasło to {v}", v)
+        assert_gone(f"de API-sleutel is {v}. The host is api-66jb.internal.", v, keep=("api-66jb.internal",))
+    for v in ("1.2-3+deb12u1", "2.1.0+cpu", "2.0.1+cu118", "1.0.0+build.5", "1.0.0+sha.5114f85", "5.15+really5.14",
+              "1.2+b1", "1.0+git20230101.abc1234", "3.0.11-1+deb12u2", "1.0.0+20130313144700"):
+        assert scrub.scrub(f"hasło to {v}")[0] == f"hasło to {v}", v
+    for text in ("Ich nutze einen Passwort-Manager seit Jahren.", "das Passwort-Modul in 1.2.3 ist kaputt",
+                 "Passwort-Reset für alle Konten"):
+        assert scrub.scrub(text)[0] == text, scrub.scrub(text)
+    assert_gone("Passwort-x9Kq2Lm7 ist gesetzt", "x9Kq2Lm7")
+
+
 def test_i18n_words_without_a_credential_stay():
     for text in ("Das Passwort ist abgelaufen, bitte zurücksetzen.", "la contraseña es demasiado corta",
                  "密码错误，请重试。", "パスワードを忘れました", "비밀번호를 잊어버렸습니다", "пароль не подходит",
@@ -315,6 +331,17 @@ def test_dotted_passwords_in_shell_assignments_and_user_password_pairs():
     # code keeps its references: with blanks, a lower-case name, or in a program
     for text in ("password = config.db_password", "client(api_key=settings.OPENAI_KEY)",
                  "DB_PASS = os.environ.DB_PASS", "token: ctx.auth.token2"):
+        assert scrub.scrub(text)[0] == text, scrub.scrub(text)
+
+
+def test_a_password_with_blanks_around_an_equals_sign_after_a_password_flag():
+    """` = ` inside a quoted value is a line of code in a program (`password = 'x = y'` stays), but
+    not after a command's password flag or in an upper-case shell assignment (seeds 15000-16199)."""
+    for text, v in (("sshpass -p'{}' scp build.tgz svc_reports@auth-4mis.corp.example.org:", "d0~ = c*7wbjP62W4G3"),
+                    ("`GPG_PASSPHRASE='{}' ./release.sh`", "H@91? = Cb#B"), ("mysql -p'{}' -h db.internal", "Zx9 = q#2Lm"),
+                    ("docker login -u bot -p '{}' ghcr.io", "kq := 7Tz@1q")):
+        assert_gone(text.format(v), v)
+    for text in ("password = 'x = y'", 'token: "a = b"', "secret = `k = v`"):
         assert scrub.scrub(text)[0] == text, scrub.scrub(text)
 
 

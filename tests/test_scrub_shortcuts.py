@@ -120,7 +120,7 @@ def _placeholder_before(value: str, code: bool = True) -> bool:
     if len(v) < 4 or scrub._ARTIFACT.match(v) or v.endswith(":") or scrub._has_run(v, 10):
         return True
     raw = value[:scrub.CHECK_LIMIT]
-    if " = " in raw or " := " in raw or scrub._CRED_NAME.match(v):
+    if code and (" = " in raw or " := " in raw) or scrub._CRED_NAME.match(v):
         return True
     low = v.lower()
     if " " in v and value.lstrip().startswith("`"):

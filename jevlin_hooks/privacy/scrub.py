@@ -336,14 +336,17 @@ LEFT_ALONE = """\
   including where they end: a near miss is a fixture or a broken key, not a working credential;
 - **values next to credential names** that are not secrets: variable references (`$X`,
   `process.env.X`, `secrets.X`, `op://...`), stop words (`true`, `none`, `changeme`, ...), code
-  (`self.api_key`, a quoted `x = y`; but a dotted value with digits inside its words, like a
+  (`self.api_key`, a quoted `x = y`, though not after a password flag or in an upper-case shell
+  assignment, where `-p'd0~ = c*7w'` is a password; but a dotted value with digits inside its words, like a
   kubeadm token or `Qb9sM6.ET3`, or a part in mixed case with digits and almost no vowels, like
   `ko.bkSjv23`, or cased at random, like `eC900.JLgIZoWPW`, is a value, and so is any dotted value where nothing refers to a
   variable: after a password flag, `-p ti.KsPc75_Y` or `--password x.Y1`, in `user:password`,
   assigned to an upper-case name in a shell, `.env` or YAML env line, `DB_PASS=x.Y1`, or in a
   connection string, `Password=x.Y1;` or `password=x.Y1 dbname=app`), a host name (ending in a top-level domain, a
   country code or an internal suffix: `db-1.internal`, `cache.svc.cluster.local`; not one random
-  label under a country code, `4ui2wqp.ls`) after a credential word in another language, a host
+  label under a country code, `4ui2wqp.ls`), a version (`1.2-3+deb12u1`, `2.1.0+cu118`; not one with
+  random letters after its `+`, `1.06+wbxali`) and the rest of a compound word (`Passwort-Manager`)
+  after a credential word in another language, a host
   and its port (`db-pwdy.corp.example.org:6379`: "pwd" in a host name names no credential), the name of a secret in a store (`secretKey: api-key`), the next key of a JSON
   object (`"kind": "Secret", "data": {`), a flag with no value (`mysql -p dbname` prompts;
   `-passin env:VAR` names a variable), and counting runs;
@@ -422,8 +425,8 @@ def _placeholder_uncached(value: str, code: bool = True) -> bool:
     if len(v) < 4 or _ARTIFACT.match(v) or v.endswith(":") or _has_run(v, 10):
         return True  # ...0123456789, abcdefghij...: a fixture, not a credential
     raw = value[:CHECK_LIMIT]
-    if " = " in raw or " := " in raw:
-        return True  # a line of code quoted inside a string
+    if code and (" = " in raw or " := " in raw):
+        return True  # a line of code quoted inside a string (after a password flag: a password with blanks)
     if _CRED_NAME.match(v):
         return True  # secretKey: api-key: the name of a secret in a store, not the secret
     low = v.lower()
@@ -1373,11 +1376,37 @@ def _hostlike(tok: str) -> bool:
     return tld in _COUNTRY_TLDS and not (tok.count(".") == 1 and len(_DIGIT_SWITCH.findall(tok)) >= 3)
 
 
+# What a version's local part (after +) is made of: 1.2-3+deb12u1, 2.1.0+cpu, 2.0.1+cu118,
+# 1.0.0+build.5, 1.0+git20230101.abc1234, 5.15+really5.14, 1.2+b1; besides numbers and hex.
+# (No lone r: a random tail ends in one as often, 8-1+dws75r.)
+_LOCAL_WORDS = frozenset("""
+deb debian u ubuntu dfsg ds really nmu bpo b git svn hg bzr build dev local cpu cu rocm repack nightly snapshot rc
+alpha beta pre post el fc mga sha exp rev patch p fix
+""".split())
+_HEXISH = re.compile(r"[0-9a-f]*[0-9][0-9a-f]*")
+_LOCAL_SPLIT = re.compile(r"[.\-+_~]")
+_LETTER_RUNS = re.compile(r"[a-z]+")
+
+
+def _random_local_part(tok: str) -> bool:
+    """Whether a version-shaped word has letters after its + that no version's local part holds:
+    a password that looks like a version (1.06+wbxali, 8-1+dws75r, 0.0+emodgm)."""
+    plus = tok.find("+")
+    if plus < 0:
+        return False
+    for group in _LOCAL_SPLIT.split(tok[plus + 1:].lower()):
+        if not _HEXISH.fullmatch(group) and any(w not in _LOCAL_WORDS for w in _LETTER_RUNS.findall(group)):
+            return True
+    return False
+
+
 def _i18n_span(text: str, s: int, e: int) -> tuple[int, int] | None:
     """The first word after a credential word that looks like one (CJK particles and punctuation
     around it are not part of it: 密码是X, パスワードはXです, 비밀번호는 X입니다)."""
     for m in _I18N_TOKEN.finditer(text, s, e):
         a, b = m.span()
+        if a == s and text.startswith("-", a):
+            a += 1  # Passwort-Manager: the rest of a compound word, not what follows the word
         while a < b and text[a] in ":=;":
             a += 1
         while b > a and text[b - 1] in ".,;:!?":
@@ -1393,7 +1422,8 @@ def _i18n_span(text: str, s: int, e: int) -> tuple[int, int] | None:
             continue
         if _placeholder(tok, code=False) or _hostlike(tok) or "://" in tok or tok.count("/") >= 2:
             continue
-        if _VERSIONISH.match(tok) and (tok.lower() == tok or tok.upper() == tok) or _UUID.match(tok):
+        if _VERSIONISH.match(tok) and (tok.lower() == tok or tok.upper() == tok) and not _random_local_part(tok) \
+                or _UUID.match(tok):
             continue  # 1.2.3, 2.0.0-rc1, 4.1-SNAPSHOT; not 2-56-XfvX3s, whose tail is cased at random
         return a, b
     return None
