@@ -366,6 +366,15 @@ def test_a_host_and_its_port_are_no_key_and_value():
     assert_gone(f"secret-store.password: {pw}", pw)  # a dotted key that is no host still names a value
 
 
+def test_a_random_hex_body_with_few_bits_is_still_random():
+    """32 random hex digits carry 3.6 bits a character on average, under 3.0 about once in
+    200,000 (seeds 18000-18199); patterns and placeholders stay below even the lower floor."""
+    tok = "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"
+    assert_gone(f"They pasted {tok} in the issue by mistake", tok)
+    for fake in ("shpat_" + "deadbeef" * 4, "shpat_" + "0" * 31 + "1", "shpat_" + "0123456789abcdef" * 2, "shpat_" + "ab" * 16):
+        assert scrub.scrub(f"They pasted {fake} in the issue")[0] == f"They pasted {fake} in the issue", fake
+
+
 def test_every_vendor_prefix_in_bare_prose():
     g = generate.Gen(2026)
     for name, make in generate.vendor_tokens(g):
