@@ -497,9 +497,9 @@ def _random_dotted(v: str) -> bool:
         # shorter, still random: mixed case and digits, and letters with under a fifth vowels
         # (bkSjv23; names are words: dbPassword12, myKey12); or letters cased at random
         # (eC900.JLgIZoWPW, where a name has a capital a word: cfg.OAuthToken)
-        letters = [c for c in p.lower() if c.isalpha()]
-        if digits >= 2 and len(letters) >= 4 and p.lower() != p and p.upper() != p \
-                and 5 * sum(c in "aeiou" for c in letters) < len(letters) or len(p) >= 8 and _random_case(p):
+        letters, vowels = _vowels(p)
+        if digits >= 2 and letters >= 4 and p.lower() != p and p.upper() != p \
+                and 5 * vowels < letters or len(p) >= 8 and _random_case(p):
             return True
     return False
 
@@ -518,8 +518,14 @@ def _random_case(s: str) -> bool:
 def _few_vowels(s: str) -> bool:
     """Random letters: a fifth of them vowels (5 in 26), where names made of words have two fifths
     (dckr_pat_pjnrrsgNhbzrAPOxsjAn__Ae-_G against s.AcceptanceTimeoutSeconds)."""
+    letters, vowels = _vowels(s)
+    return letters >= 16 and vowels < 0.3 * letters
+
+
+def _vowels(s: str) -> tuple[int, int]:
+    """How many letters ``s`` holds, and how many of them are vowels."""
     letters = [c for c in s.lower() if c.isalpha()]
-    return len(letters) >= 16 and sum(c in "aeiou" for c in letters) < 0.3 * len(letters)
+    return len(letters), sum(c in "aeiou" for c in letters)
 
 
 def _case_switches(s: str) -> int:
