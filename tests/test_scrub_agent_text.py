@@ -488,6 +488,79 @@ def test_bearer_never_reaches_across_a_line_break():
     assert tok in clean
 
 
+# --- forms no generator of ours wrote (probed by hand on 2026-12-01) ----------------------------------------
+
+def test_passwords_that_begin_with_a_symbol():
+    """A generated password may begin with any symbol; % @ = were taken for references
+    (%(password)s, @Value(...), == x) whatever followed."""
+    for sigil in "%@=":
+        v = sigil + password(symbols="")
+        for form in ("DB_PASSWORD={v}", 'password = "{v}"', '{{"password": "{v}"}}', "api_key={v}",
+                     "The password is {v} for now.", "sshpass -p '{v}' ssh deploy@10.0.0.5", "curl -u bob:{v} https://x.example.com"):
+            assert_gone(form.format(v=v), v)
+    assert_gone("docker login -u bot -p %nar1h3rSv% registry.example.com", "%nar1h3rSv%")
+    for text in ("password = %(db_password)s", "DB_PASSWORD=%APPDATA%", "DB_PASSWORD=%DB_PASS2%", "set PASSWORD=%SystemRoot%",
+                 '<add key="ClearTextPassword" value="%TestSourcePassword%" />', 'password: "@Value(${db.password})"',
+                 "password=@secrets/db_pass.txt", "if password == other:", "token = @Model.Token", "pass: %s"):
+        assert scrub.scrub(text)[0] == text, scrub.scrub(text)
+
+
+def test_url_passwords_with_an_unencoded_at_sign_and_e_mail_user_names():
+    for form, v in (("psql postgresql://app:{}@db.internal:5432/prod", "8tm#Pj%ww@tsO"),
+                    ("redis://:{}@cache.internal:6379/0", "-BR!nb@SIh-4M"),
+                    ("smtp://ops@corp.example.com:{}@smtp.example.com:587", "Zq9x@Lm2Kw")):
+        clean = assert_gone(form.format(v), v)
+        assert clean.endswith(form.split("{}")[1]), clean  # the host and the rest stay
+    for text in ("git+ssh://git@github.com:org/repo.git@v1.2", "docker://registry:5000/img@sha256:abc",
+                 "pip install git+https://github.com/org/repo@main"):
+        assert scrub.scrub(text)[0] == text, scrub.scrub(text)
+
+
+def test_prose_with_words_between_the_credential_and_its_value():
+    for form in ("The passphrase for the deploy key is {v} according to the runbook.",
+                 "The user's password was reset to {v} yesterday.", "The password I set for staging is {v}",
+                 "The secret is `{v}`, store it in Vault.", "La password dell'utente è {v}.", "Il token d'accesso è {v}"):
+        v = password(symbols="")
+        assert_gone(form.format(v=v), v)
+    for text in ("The password for the admin user is stored in Vault under kv/prod.",
+                 "The secret is mounted as a volume at /etc/app.", "The token for this request was issued by Keycloak.",
+                 "The password field in the form is required.", "The token lifetime is 86400s.",
+                 "The secret name is db-creds-v2.", "The Token Name is abc123def", "the password env variable is DB_PASS_2",
+                 "The password hash algorithm is bcrypt2b", "The token header was X-Auth-Token2"):
+        assert scrub.scrub(text)[0] == text, scrub.scrub(text)
+
+
+def test_credentials_in_name_value_pairs_subscripts_and_auth_tuples():
+    v, t = password(symbols=""), rand(ALNUM, 24)
+    for text, value in ((f'- name: API_TOKEN\n  value: "{t}"', t), (f"env:\n  - name: DB_PASSWORD\n    value: {v}\n", v),
+                        (f'{{"name": "DB_PASSWORD", "value": "{v}"}}', v),
+                        (f'{{ name = "STRIPE_SECRET", value = "{t}" }}', t),
+                        (f'os.environ["ANTHROPIC_API_KEY"] = "{t}"', t), (f"ENV['SECRET_KEY'] = '{t}'", t),
+                        (f'requests.get(url, auth=("bob", "{v}"))', v), (f'httpx.BasicAuth("bob", "{v}")', v),
+                        (f"user: bob\npass: {v}", v)):
+        assert_gone(text, value)
+    for text in ("- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db\n      key: password",
+                 '- name: LOG_LEVEL\n  value: "debug"', 'auth=("bob", os.environ["PW"])', "pass: 3/3", "pw: true",
+                 "Tests pass: 120 passed"):
+        assert scrub.scrub(text)[0] == text, scrub.scrub(text)
+
+
+@pytest.mark.parametrize("form", [
+    "zip -P {v} backup.zip data.csv", "unzip -P {v} backup.zip", "7z a -p{v} archive.7z docs/",
+    "ssh-keygen -p -P {old} -N {v} -f ~/.ssh/id_ed25519", "twine upload -u __token__ -p {v} dist/*",
+    "smbclient //fs/share -U bob%{v}", "npm config set //npm.pkg.github.com/:_authToken {v}",
+    "poetry config http-basic.private bob {v}", "poetry config pypi-token.private {v}",
+    "rabbitmqctl add_user app {v}", "rabbitmqctl change_password app {v}",
+    "aws ssm put-parameter --name /app/db --value {v} --type SecureString",
+    "aws secretsmanager create-secret --name db --secret-string {v}",
+    "echo {v} | sudo -S systemctl restart nginx", "gh auth login --with-token <<< {v}",
+    "gcloud secrets versions add db-pass --data-file=- <<< {v}",
+])
+def test_more_command_line_passwords(form):
+    v = password()
+    assert_gone(form.format(v=v, old=password(symbols="")), v)
+
+
 # --- every new rule can be turned off -----------------------------------------------------------------------
 
 def sample(rule: str) -> str:

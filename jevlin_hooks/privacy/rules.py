@@ -33,16 +33,17 @@ _STRONG = (
     r"|auth[_.\-]?key|private[_.\-]?key|client[_.\-]?secret|credentials?|session[_.\-]?key|signing[_.\-]?key"
     r"|encryption[_.\-]?key|master[_.\-]?key|license[_.\-]?key|app[_.\-]?key|secret[_.\-]?key|bearer|jwt"
     r"|auth[_.\-]?token|pat|_sig|creds)[a-z0-9_.\-]*|[a-z0-9_.\-]*[a-z0-9][_.\-]?key"
-    # DB_PASS, SMTP_PASS, MYSQL_PWD, LDAP_BIND_PW, REDIS_PASSWD: the short forms only at the end
-    r"|[a-z0-9_.\-]*[a-z0-9][_.\-](?:pass|pwd|pw|passwd|passphrase)"
+    # DB_PASS, SMTP_PASS, MYSQL_PWD, LDAP_BIND_PW, REDIS_PASSWD: the short forms only at the end;
+    # pass and pw alone (user: bob / pass: X) where the value looks like a password (scrub.py)
+    r"|[a-z0-9_.\-]*[a-z0-9][_.\-](?:pass|pwd|pw|passwd|passphrase)|pass|pw"
 )
 # Key names that only hint: the value must also look random (the entropy check).
 _WEAK = r"[a-z0-9_.\-]*(?:key|_id|client[_.\-]?id|access[_.\-]?id|sid|account|auth|salt|hash|cookie)[a-z0-9_.\-]*"
 
 _QUOTED_OR_BARE = r"""(?:"([^"\r\n]{3,})"|'([^'\r\n]{3,})'|`([^`\r\n]{3,})`|["'`]?([^\s"'`,;<>{}()\[\]\\]{3,}))"""
-# `key = v`, `key: v`, `key := v`, `key => v`, `"key", "v"`, and typed declarations
+# `key = v`, `key: v`, `key := v`, `key => v`, `"key", "v"`, `env["key"] = v`, and typed declarations
 # (`String key = v`, `var key string = v`); never across a line break.
-_ASSIGN = r"""(?:["'`]?[ \t]*(?:=>|:{1,3}=|[?.+:]?=|:)|["'`][ \t]*,|[ \t]+[A-Za-z_][\w.\[\]<>]*[ \t]*=)[ \t]*"""
+_ASSIGN = r"""(?:["'`]?\]?[ \t]*(?:=>|:{1,3}=|[?.+:]?=|:)|["'`][ \t]*,|[ \t]+[A-Za-z_][\w.\[\]<>]*[ \t]*=)[ \t]*"""
 
 # A value after a command-line flag: quoted whole, or a bare shell word.
 _CMD_VALUE = r"""(?:'([^'\r\n]+)'|"([^"\r\n]+)"|([^\s'"`;|&<>()]+))"""
@@ -82,8 +83,8 @@ RULES: tuple[Rule, ...] = (
     Rule("jwt", "secret", "JSON Web Tokens (eyJ header . eyJ payload . signature)",
          r"\beyJ[A-Za-z0-9_\-\\]{5,}\.(?:eyJ|ey)[A-Za-z0-9_\-\\]{3,}\.[A-Za-z0-9_\-\\.+/=]*", ("eyj",)),
     Rule("jwt-base64", "secret", "base64-encoded JWTs (ZXlK...)", r"\b(?:ZXlK|ZXlH|ZXlB)[A-Za-z0-9+/=]{20,}", ("zxl",)),
-    Rule("url-credentials", "secret", "the password in URLs (scheme://user:pass@host), database and broker connection strings included; scheme, user name, host and path stay (the user name is an account like postgres or app, and it tells which credential leaked)",
-         r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,30}://[^\s:/@\"'<>]*:([^\s/@\"'<>]{1,})@", ("://",), 1),
+    Rule("url-credentials", "secret", "the password in URLs (scheme://user:pass@host), database and broker connection strings included; scheme, user name, host and path stay (the user name is an account like postgres or app, and it tells which credential leaked); a password with an unencoded @ goes up to the last @ before the host, and a user name may be an e-mail address",
+         r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,30}://[^\s:/\"'<>]*:([^\s/\"'<>]{1,})@", ("://",), 1),
     Rule("authorization-header", "secret", "Authorization / Proxy-Authorization header values (Bearer, Basic, Token, Digest, ...)",
          r"(?i)\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?((?:bearer|basic|token|digest|apikey|api-key|negotiate|ntlm|aws4-hmac-sha256|sha256~)?[ \t]*[^\s\"'\\]{3,})",
          ("authorization",), 1, "authz"),
@@ -205,7 +206,7 @@ RULES: tuple[Rule, ...] = (
     Rule("quoted-high-entropy", "secret", "long random-looking quoted values (32+ characters, mixed letters and digits, high entropy) next to any name: vendor keys named only for their vendor",
          r"(?:^|[^A-Za-z0-9_\-])([A-Za-z_][A-Za-z0-9_\-]*)[\"']?[ \t]*(?:=>|:=|=|:|,)[ \t]*[\"'`]?([A-Za-z0-9+/=_\-]{32,})", ("=", ":", ","), 2, "entropy32"),
     # --- passwords in commands, cloud CLIs, base64 wrappers, split values ----------------------
-    Rule("cli-password", "secret", "passwords given to command-line tools by their short flags: mysql -pX / -p'X', redis-cli -a X, sshpass -p X, docker/podman/helm login -p X, sqlcmd/bcp -P X, az login -p X, mongo/mongosh -p X, ldapsearch/ldapmodify -w X, keytool -storepass/-keypass X, openssl -passin/-passout pass:X, openssl enc -k X",
+    Rule("cli-password", "secret", "passwords given to command-line tools by their short flags: mysql -pX / -p'X', redis-cli -a X, sshpass -p X, docker/podman/helm login -p X, sqlcmd/bcp -P X, az login -p X, mongo/mongosh -p X, ldapsearch/ldapmodify -w X, keytool -storepass/-keypass X, openssl -passin/-passout pass:X, openssl enc -k X, zip/unzip -P X, 7z -pX, ssh-keygen -N/-P X, twine -p X, smbclient -U USER%X; and as arguments: npm/yarn/pnpm config set //host/:_authToken X, poetry config http-basic.NAME USER X and pypi-token.NAME X, rabbitmqctl add_user/change_password USER X, aws ssm put-parameter --value X",
          r"(?:\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]*?[ \t]-p"
          r"|\bredis-cli\b[^\n|;&]*?[ \t]-a[ \t]*|\bsshpass\b[^\n|;&]*?[ \t]-p[ \t]*"
          r"|\b(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane)\b[^\n|;&]*?\blogin\b[^\n|;&]*?[ \t]-p[ \t]*"
@@ -214,15 +215,25 @@ RULES: tuple[Rule, ...] = (
          r"|\bldap[a-z]+\b[^\n|;&]*?[ \t]-w[ \t]*|\bkeytool\b[^\n|;&]*?[ \t]-new[ \t]+"
          # flags only keytool and openssl have: each one on a line, however many there are
          r"|[ \t]-(?:src|dest)?(?:store|key)pass[ \t]+|[ \t]-(?:passin|passout|pass|password)[ \t]+pass:"
-         r"|\bopenssl[ \t]+enc\b[^\n|;&]*?[ \t]-k[ \t]+)"
+         r"|\bopenssl[ \t]+enc\b[^\n|;&]*?[ \t]-k[ \t]+"
+         # archives, key files, package registries and brokers
+         r"|\b(?:zip|unzip|zipcloak)\b[^\n|;&]*?[ \t]-P[ \t]+|\b7z[a-z]?\b[^\n|;&]*?[ \t]-p"
+         # ssh-keygen: the new passphrase (-N) where both are given, else the old one (-P)
+         r"|\bssh-keygen\b[^\n|;&]*?[ \t]-N[ \t]+|\bssh-keygen\b[^\n|;&]*?[ \t]-P[ \t]+|\btwine\b[^\n|;&]*?[ \t]-p[ \t]+"
+         r"|\bsmbclient\b[^\n|;&]*?[ \t](?:-U[ \t]*|--user[= ])[^\s%'\"]+%"
+         r"|\b(?:npm|yarn|pnpm)[ \t]+config[ \t]+set[ \t]+[^\s=]*:_(?:authToken|auth|password)[ \t]+"
+         r"|\bpoetry[ \t]+config[ \t]+(?:http-basic\.[^\s]+[ \t]+[^\s]+|pypi-token\.[^\s]+)[ \t]+"
+         r"|\brabbitmqctl\b[^\n|;&]*?\b(?:add_user|change_password)[ \t]+[^\s]+[ \t]+"
+         r"|\baws[ \t]+ssm[ \t]+put-parameter\b[^\n|;&]*?[ \t]--value[ \t]+)"
          + _CMD_VALUE,
          ("mysql", "mariadb", "redis-cli", "sshpass", "login", "sqlcmd", "bcp", "osql", "isql", "mongo", "ldap", "keytool",
-          "openssl", "storepass", "keypass", "pass:"),
+          "openssl", "storepass", "keypass", "pass:", "zip", "7z", "ssh-keygen", "twine", "smbclient", "config", "rabbitmqctl",
+          "put-parameter"),
          (1, 2, 3), "value"),
-    Rule("stdin-password", "secret", "a password piped or fed to a login that reads it from stdin: echo X | docker login --password-stdin, --password-stdin <<< X (docker, podman, helm, oras, crane, skopeo, buildah, nerdctl)",
-         r"\b(?:echo|printf)[ \t]+(?:-n[ \t]+)?" + _CMD_VALUE + r"[ \t]*\|[ \t]*(?:sudo[ \t]+)?(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane)\b[^\n|;&]*--password-stdin"
-         r"|--password-stdin[ \t]*<<<[ \t]*(?:'([^'\r\n]+)'|\"([^\"\r\n]+)\"|([^\s'\"`;|&<>()]+))",
-         ("--password-stdin",), (1, 2, 3, 4, 5, 6), "value"),
+    Rule("stdin-password", "secret", "a password piped or fed to a program that reads it from stdin: echo X | docker login --password-stdin, --password-stdin <<< X (docker, podman, helm, oras, crane, skopeo, buildah, nerdctl), echo X | sudo -S, gh auth login --with-token <<< X, gcloud secrets ... --data-file=- <<< X",
+         r"\b(?:echo|printf)[ \t]+(?:-n[ \t]+)?" + _CMD_VALUE + r"[ \t]*\|[ \t]*(?:(?:sudo[ \t]+)?(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane)\b[^\n|;&]*--password-stdin|sudo[ \t]+(?:-[A-Za-z]*S\b|--stdin))"
+         r"|(?:--password-stdin|--with-token|--data-file[= ]-)[ \t]*<<<[ \t]*(?:'([^'\r\n]+)'|\"([^\"\r\n]+)\"|([^\s'\"`;|&<>()]+))",
+         ("--password-stdin", "sudo", "--with-token", "--data-file"), (1, 2, 3, 4, 5, 6), "value"),
     Rule("htpasswd-password", "secret", "the password given to htpasswd -b (the last argument: htpasswd -b[c] FILE USER X, htpasswd -nb USER X)",
          r"(?m)\bhtpasswd(?:[ \t]+-[A-Za-z]+)+(?:[ \t]+[^\s\-]\S*){1,2}?[ \t]+" + _CMD_VALUE + r"[ \t]*(?:$|[|;&)`])",
          ("htpasswd",), (1, 2, 3), "value"),
@@ -253,19 +264,29 @@ RULES: tuple[Rule, ...] = (
     Rule("kubernetes-secret-data", "secret", "values under data:/stringData: in a Kubernetes Secret manifest",
          r"(?i)(?:^|\n)[ \t]+[\"']?[a-z0-9_.\-]{1,60}[\"']?:[ \t]*(?:[\"']?([A-Za-z0-9+/]{8,}={0,2})[\"']?[ \t]*(?:\r?\n|$)|[|>][\-+]?[ \t]*\r?\n[ \t]+([A-Za-z0-9+/]{16,}={0,2}))",
          ("secret",), (1, 2), "k8s"),
-    Rule("credential-flag", "secret", "credentials passed as command-line flags: --password X, --token=X, --api-key X, --secret X, --account-key X, --sas-token X, --storepass X",
+    Rule("credential-flag", "secret", "credentials passed as command-line flags: --password X, --token=X, --api-key X, --secret X, --account-key X, --sas-token X, --storepass X, --secret-string X (aws secretsmanager)",
          r"(?i)--?(?:password|passwd|pass|pwd|token|api[-_]?key|apikey|secret|client[-_]secret|access[-_]key|secret[-_]key|auth[-_]token"
-         r"|account[-_]key|sas[-_]token|access[-_]token|refresh[-_]token|master[-_]key|storage[-_]key|shared[-_]key|(?:key|store)[-_]?pass(?:word)?)(?:=|[ \t]+)" + _QUOTED_OR_BARE,
+         r"|account[-_]key|sas[-_]token|access[-_]token|refresh[-_]token|master[-_]key|storage[-_]key|shared[-_]key|(?:key|store)[-_]?pass(?:word)?"
+         r"|secret[-_]string)(?:=|[ \t]+)" + _QUOTED_OR_BARE,
          ("--", "-p"), (1, 2, 3, 4), "value"),
     Rule("credential-assignment", "secret", "values assigned to credential-named keys (password, secret, token, api_key, access_key, private_key, client_secret, credentials, ...) in env files, shell exports, JSON, YAML, TOML, INI, XML, code and Makefiles; placeholders and variable references stay",
          r"(?i)(?:^|[^a-z0-9_])" + "(" + _STRONG + ")" + _ASSIGN + _QUOTED_OR_BARE,
          ("pass", "pwd", "secret", "token", "key", "cred", "bearer", "jwt", "pat", "sig", "_pw", "-pw", ".pw"), (2, 3, 4, 5), "value"),
-    Rule("credential-in-prose", "secret", "a password, passphrase, token or key named in prose (\"the password is X\", \"with token X\") when X looks like one: digits, symbols or mixed case, not a plain word",
-         r"(?i)\b(?:password|passphrase|passwd|pass phrase|api[ _-]?key|secret key|access key|token)(?:\s+(?:is|was|of|=|:))?[ \t]+[\"'`]?([^\s\"'`,;]{6,})",
-         ("pass", "key", "token"), 1, "prose"),
+    Rule("credential-in-prose", "secret", "a password, passphrase, secret, token or key named in prose (\"the password is X\", \"with token X\", \"the passphrase for the deploy key is X\", \"the password was reset to X\": up to four words between the name and is/was/to) when X looks like one: digits, symbols or mixed case, not a plain word",
+         r"(?i)\b(?:password|passphrase|passwd|pass phrase|api[ _-]?key|secret key|access key|secret|token)"
+         r"(?:\s+(?:is|was|of|=|:)|(?:[ \t]+[a-z][a-z'\-]{0,14}){1,4}?[ \t]+(?:is|was|=|:|to))?[ \t]+[\"'`]?([^\s\"'`,;]{6,})",
+         ("pass", "key", "token", "secret"), 1, "prose"),
     Rule("credential-xml", "secret", "credential-named XML elements and key/value attributes (<password>X</password>, <add key=\"Password\" value=\"X\"/>)",
          r"(?i)(?:<(" + _STRONG + r")>\s*([^<\s][^<\r\n]{2,}?)\s*<|key=\"[^\"]*(?:passw|secret|token|apikey)[^\"]*\"\s+value=\"([^\"]{3,})\")",
          ("<", "value="), (2, 3), "value"),
+    Rule("credential-name-value", "secret", "a value under a credential name in name/value pairs: Kubernetes and Compose env lists (- name: DB_PASSWORD, then value: X), ECS task definitions and Terraform ({\"name\": \"API_TOKEN\", \"value\": \"X\"}); valueFrom (a secretKeyRef) stays",
+         r"(?i)\bname[\"']?[ \t]*[:=][ \t]*[\"']?(" + _STRONG + r")[\"']?[ \t]*(?:,[ \t]*(?:\r?\n[ \t]*)?|\r?\n[ \t]*)"
+         r"[\"']?value[\"']?[ \t]*[:=][ \t]*" + _QUOTED_OR_BARE,
+         ("value",), (2, 3, 4, 5), "value"),
+    Rule("basic-auth-call", "secret", "a password given with its user name in code: auth=(\"user\", \"X\") (requests, httpx), HTTPBasicAuth(\"user\", \"X\"), HTTPDigestAuth, aiohttp.BasicAuth, basic_auth(\"user\", \"X\")",
+         r"(?i)(?:\bauth[ \t]*=[ \t]*\(|\b(?:HTTPBasicAuth|HTTPDigestAuth|BasicAuth|basic_auth)[ \t]*\()[ \t]*[\"']([^\"'\r\n]*)[\"'][ \t]*,[ \t]*"
+         r"(?:\"([^\"\r\n]{3,})\"|'([^'\r\n]{3,})')",
+         ("auth",), (2, 3), "value"),
     Rule("generic-high-entropy", "secret", "long random-looking values assigned to key-like names (key, id, account, auth, salt, cookie, ...); git SHAs, UUIDs, integrity hashes and image digests stay",
          r"(?i)(?:^|[^a-z0-9_])(" + _WEAK + ")" + _ASSIGN + _QUOTED_OR_BARE,
          ("key", "_id", "id", "sid", "account", "auth", "salt", "hash", "cookie"), (2, 3, 4, 5), "entropy"),

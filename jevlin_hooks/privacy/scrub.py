@@ -83,7 +83,7 @@ _PREFILTERED = frozenset((
     "llm-provider-key-2", "lob-gocardless-key", "mailchimp-key", "mailgun-key", "mapbox-token", "newrelic-key",
     "octopus-key", "okta-token", "payment-card", "phone-number", "settlemint-token", "shopify-token",
     "sonarqube-token", "stripe-key", "telegram-bot-token", "twilio-key", "url-credentials", "vault-token",
-    "yandex-token",
+    "yandex-token", "credential-name-value", "basic-auth-call",
 ))
 _LOCATED = ("i18n", "phonelabel")  # rules that take their positions from the gate's words
 # One-character keywords ("." ":" "=" "@"): a plain `in` test each (memchr), since the automaton
@@ -335,7 +335,10 @@ LEFT_ALONE = """\
   published exact shape (Anthropic, Sentry, Sourcegraph, Google, Azure AD, Telegram) must have it,
   including where they end: a near miss is a fixture or a broken key, not a working credential;
 - **values next to credential names** that are not secrets: variable references (`$X`,
-  `process.env.X`, `secrets.X`, `op://...`), stop words (`true`, `none`, `changeme`, ...), code
+  `process.env.X`, `secrets.X`, `op://...`, `%(password)s`, `%APPDATA%`, `@Value(...)`,
+  `@secrets/db.txt`; a value that starts with `%`, `@` or `=` and goes on with digits and both
+  cases, `%Tq9zW2xk`, is a password), a value under `pass` or `pw` alone that does not look like a
+  password (`pass: 3/3`, `pw: true`), stop words (`true`, `none`, `changeme`, ...), code
   (`self.api_key`, a quoted `x = y`, though not after a password flag or in an upper-case shell
   assignment, where `-p'd0~ = c*7w'` is a password; but a dotted value with digits inside its words, like a
   kubeadm token or `Qb9sM6.ET3`, or a part in mixed case with digits and almost no vowels, like
@@ -432,9 +435,11 @@ def _placeholder_uncached(value: str, code: bool = True) -> bool:
     low = v.lower()
     if " " in v and value.lstrip().startswith("`"):
         return True  # `command substitution`
-    if low in _STOPWORDS or low.startswith(("=", "$", "[", "{", "...", "(", "%", "{{", "<", "#{", "[redacted", "@", "env:", "env.", "process.env",
+    if low in _STOPWORDS or low.startswith(("$", "[", "{", "...", "(", "{{", "<", "#{", "[redacted", "env:", "env.", "process.env",
                                            "os.environ", "secrets.", "vault:", "ref:", "op://", "file:")):
         return True
+    if v[0] in "%@=" and not _random_after_sigil(v[1:], code):
+        return True  # %(password)s, %APPDATA%, @Value(...), @secrets/db.txt, == x: references; not %Tq9zW2x!k
     # masks (all of * x . - _ and blanks) and one character repeated; strip and count run in C
     # where sets of a long value's characters did not
     if not low.strip("*x.-_ ") or low.count(low[0]) == len(low):
@@ -446,6 +451,39 @@ def _placeholder_uncached(value: str, code: bool = True) -> bool:
 
 
 _BASE64_BLOB = re.compile(r"^[A-Za-z0-9+/]{40,}={0,2}$")
+
+
+# Words that make "the token lifetime is X", "the secret name is X" say something about the
+# secret rather than give it (credential-in-prose takes up to four words before is/was/to)
+_NOT_THE_SECRET = frozenset("""
+name names arn id ids ttl lifetime expiry expiration expires length size version type endpoint url uri
+path file filename format header policy policies field hash hashing algorithm prefix scope scopes
+audience issuer count age rotation manager env variable var rule rules label mount template
+""".split())
+_WORD = re.compile(r"[a-z]+")
+
+
+def _password_like(v: str) -> bool:
+    """A word that looks like a password rather than prose: letters and digits, or symbols with
+    digits or mixed case, or long and mixed case."""
+    has_digit = any(map(str.isdigit, v))
+    has_symbol = not v.isalnum()
+    mixed = any(map(str.isupper, v[1:])) and any(map(str.islower, v))
+    return (has_digit and any(map(str.isalpha, v))) or (has_symbol and (has_digit or mixed)) or (mixed and len(v) >= 12)
+
+
+def _random_after_sigil(rest: str, code: bool = True) -> bool:
+    """What follows a leading %, @ or = is a password's random rest (a generated password may begin
+    with any symbol): it looks like a password, holds none of a reference's brackets, is no
+    %WINDOWS_VARIABLE% and, where code is possible, no dotted name (@Model.Token2)."""
+    return (len(rest) >= 6 and not any(c in rest for c in "(){}$") and _password_like(rest)
+            and not (_PERCENT_VARIABLE.fullmatch(rest) and (rest.isupper() or rest.islower() or not any(map(str.isdigit, rest))))
+            and (not code or not _IDENT_PATH.match(rest) or _random_dotted(rest)))
+
+
+# %APPDATA%, %DB_PASS2%, %SystemRoot%, %TestSourcePassword% (after the leading %); not %nar1h3rSv%,
+# in both cases with digits
+_PERCENT_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*%")
 
 
 def _pem64_private(value: str) -> bool:
@@ -765,7 +803,7 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
             return False  # get_token(): a call, not a value
         if "@" in value and _in_url(text, start):
             return False  # https://x-access-token:PASS@host: url-credentials takes the password alone
-        if m is not None and rule.name in ("credential-assignment", "credential-xml") and m.group(1) \
+        if m is not None and rule.name in ("credential-assignment", "credential-xml", "credential-name-value") and m.group(1) \
                 and not _key_ok(m.group(1)):
             return False
         if m is not None and rule.name == "credential-assignment" and " " in (m.group(4) or ""):
@@ -777,6 +815,8 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
             return False  # "kind": "Secret", "data": {...}: the next key of an object, not this one's value
         # A password on a command line, or assigned where no language has dotted references (see
         # _data_assignment), is a value even where it looks like code (ti.KsPc75_Y, F493.erpXS1).
+        if m is not None and (m.group(1) or "").lower() in ("pass", "pw") and not _password_like(value.rstrip(".:!?)")):
+            return False  # pass: 3/3, pw: true: "pass" alone says less than "password"
         code = rule.name not in _COMMAND_RULES and not (
             m is not None and rule.name == "credential-assignment" and _data_assignment(m, text, start, end))
         return not _placeholder(value, code=code)
@@ -806,10 +846,9 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
             return False
         if m is not None and m.start() > 0 and text[m.start() - 1] in "/\\":
             return False  # .../oauth/token region=eu-west-1: the end of a path, not prose
-        has_digit = any(map(str.isdigit, v))
-        has_symbol = any(not c.isalnum() for c in v)
-        mixed = any(map(str.isupper, v[1:])) and any(map(str.islower, v))
-        return (has_digit and any(map(str.isalpha, v))) or (has_symbol and (has_digit or mixed)) or (mixed and len(v) >= 12)
+        if m is not None and not _NOT_THE_SECRET.isdisjoint(_WORD.findall(text[m.start():start].lower())):
+            return False  # the secret's name, ARN, lifetime or header is X: about the secret, not it
+        return _password_like(v)
     if kind == "slack":
         # Slack's numeric parts are team, user and bot ids (6 to 13 digits in every token seen);
         # a one-digit version may lead. xoxp-1234-1234-1234-... is a made-up shape.
@@ -1425,11 +1464,7 @@ def _i18n_span(text: str, s: int, e: int) -> tuple[int, int] | None:
         tok = text[a:b]
         if len(tok) < 6 or tok.isalpha() and (tok.islower() or tok.istitle() or len(tok) < 12):
             continue  # a plain word (the cheap test first: prose is full of them)
-        has_digit = any(map(str.isdigit, tok))
-        has_alpha = any(map(str.isalpha, tok))
-        has_symbol = not tok.isalnum()
-        mixed = any(map(str.isupper, tok[1:])) and any(map(str.islower, tok))
-        if not ((has_digit and has_alpha) or (has_symbol and (has_digit or mixed)) or (mixed and len(tok) >= 12)):
+        if not _password_like(tok):
             continue
         if _placeholder(tok, code=False) or _hostlike(tok) or "://" in tok or tok.count("/") >= 2:
             continue
@@ -1457,8 +1492,8 @@ def _located_findings(rule: Rule, text: str, lower: str, hits: list[tuple[int, i
             # a word in Latin letters stands alone (mdp and clave hide inside base64, tel in hotel)
             if s > 0 and (lower[s - 1].isascii() and (lower[s - 1].isalnum() or lower[s - 1] == "_")):
                 continue
-            if e < n and lower[e].isascii() and lower[e].isalnum():
-                continue
+            if e < n and lower[e].isascii() and lower[e].isalnum() and word[-1].isalnum():
+                continue  # (a word ending in an apostrophe, dell', d', runs into the next word)
         if rule.check == "i18n":
             end = text.find("\n", e, e + 64)
             if end < 0:
