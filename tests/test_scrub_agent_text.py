@@ -304,7 +304,9 @@ def test_vendor_tokens_without_a_digit():
             assert_gone(f"They pasted {tok} in the issue by mistake", tok)
     for code in ("ATBBAcceptanceTimeoutSecondsHandlers", "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"):
         assert code in scrub.scrub(f"see {code} in the client")[0]
-    # one Docker token in a hundred has no digit, often with few capitals: few vowels say random
+    # one Docker token in a hundred has no digit, often with few capitals: few vowels say random,
+    # and so do capitals close together where the case switches only 7 times
+    assert_gone("also pasted dckr_pat_kemyCDEPojGnqrNqeg-Huopoa-A in chat", "dckr_pat_kemyCDEPojGnqrNqeg-Huopoa-A")
     for _ in range(50):
         tok = "dckr_pat_" + rand(string.ascii_letters + "_-", 27)
         assert_gone(f"docker login -u bot --password-stdin <<< {tok}; also pasted {tok} in chat", tok)
@@ -541,8 +543,49 @@ def test_credentials_in_name_value_pairs_subscripts_and_auth_tuples():
         assert_gone(text, value)
     for text in ("- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db\n      key: password",
                  '- name: LOG_LEVEL\n  value: "debug"', 'auth=("bob", os.environ["PW"])', "pass: 3/3", "pw: true",
+                 "you can pass timeout = 30s to the client",
                  "Tests pass: 120 passed"):
         assert scrub.scrub(text)[0] == text, scrub.scrub(text)
+
+
+def test_dotted_and_elided_values_in_prose_literals_and_next_to_a_key_id():
+    """Found by sweeping the generator once it wrote English prose and symbol-first passwords:
+    a dotted password in prose read as code (1 password in 2,000), a quoted literal under a
+    subscript or in an auth tuple read as code, a label's dotted value alone on its line read as a
+    Go field, a password beginning with ..., an SSN with two distinct digits, an AWS secret with
+    no digit and its case switching only 9 times in 40, a hex key whose last 20 digits hold 6."""
+    for text, v in (("The password is caqpk.oa15.", "caqpk.oa15"), ("the token for the CI bot is uVGc.A279?", "uVGc.A279"),
+                    ("the API key is PetQGzEp.O618", "PetQGzEp.O618"), ('os.environ["DB_PASSWORD"] = "xINo58.EYyiEutmYs"', "xINo58.EYyiEutmYs"),
+                    ('resp = requests.get(url, auth=("ci-bot", "%St6_WkA.IP2"), timeout=10)', "%St6_WkA.IP2"),
+                    ("密码是 ...naa9bM0", "...naa9bM0"), ("the token is ...naa9bM0 ok", "...naa9bM0"),
+                    ("SSN: 552-55-2222", "552-55-2222"), ("Password: ysuI25.XF0\n(server api-j42w.internal)", "ysuI25.XF0"),
+                    ("Password: EGN22.QlJF", "EGN22.QlJF"), ("секретный ключ: =%Xv-etg16.kI", "=%Xv-etg16.kI"),
+                    ("Got it working with 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 — thanks!",
+                     "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"),
+                    ("ci-user,,AKIA5K65QF23Q7CG5MPY,m/HXPUwMtnVpH/oemRQKPBW/rcPHYCOMQmwffuz/", "m/HXPUwMtnVpH/oemRQKPBW/rcPHYCOMQmwffuz/")):
+        assert_gone(text, v)
+    for text in ("The API key is settings.OPENAI_KEY", "the password is config.db_password", "password: ...",
+                 "SSN 111-11-1111", "SSN: 123-45-6789", 'os.environ["DB_PASSWORD"] = cfg.db_password', "password = cfg.dbPass2",
+                 "\tPassword: cfg.DBPass,\n", "Password: cfg.DBPass, Host: cfg.Host"):
+        assert scrub.scrub(text)[0] == text, scrub.scrub(text)
+
+
+def test_phone_numbers_after_contact_reach_and_compound_words():
+    g = generate.Gen(RNG.randrange(1 << 30))
+    for form in ("contact: {p}", "reach her at {p} after 5pm", "Telefonnummer {p}", "Handynummer: {p}", "please reach me on {p}"):
+        for p in ("06 12 20 82 69", "0164 3388054", generate.phone(g)):
+            assert_gone(form.format(p=p), p)
+    for text in ("contact: the on-call team", "reach the server at 10.0.0.0/8 from the VPN"):
+        assert scrub.scrub(text)[0] == text, scrub.scrub(text)
+
+
+def test_network_blocks_and_pinned_versions_are_no_addresses():
+    for text in ("allow 10.0.0.0/8 and 192.168.1.0/24", "the VPC is 172.16.0.0/12.", "pip install requests==2.31.0.1",
+                 "pin foo~=1.2.3.4 and bar>=4.0.0.1"):
+        assert scrub.scrub(text)[0] == text, scrub.scrub(text)
+    for text, ip in (("ssh to 10.1.2.3/8", "10.1.2.3"), ("route 10.1.2.3/32", "10.1.2.3"), ("where ip==10.2.3.4", "10.2.3.4"),
+                     ("status.podIP==10.0.0.5", "10.0.0.5"), ("x >= 10.0.0.1", "10.0.0.1")):
+        assert ip not in scrub.scrub(text)[0], text
 
 
 @pytest.mark.parametrize("form", [

@@ -125,11 +125,11 @@ def _placeholder_before(value: str, code: bool = True) -> bool:
     low = v.lower()
     if " " in v and value.lstrip().startswith("`"):
         return True
-    if low in scrub._STOPWORDS or low.startswith(("$", "[", "{", "...", "(", "{{", "<", "#{", "[redacted",
+    if low in scrub._STOPWORDS or low.startswith(("$", "[", "{", "(", "{{", "<", "#{", "[redacted",
                                                   "env:", "env.", "process.env", "os.environ", "secrets.", "vault:",
                                                   "ref:", "op://", "file:")):
         return True
-    if v[0] in "%@=" and not scrub._random_after_sigil(v[1:], code):
+    if scrub._sigil_reference(v, code):
         return True
     if len(set(low) - set("*x.-_ ")) == 0 or len(set(low)) == 1:
         return True

@@ -68,7 +68,7 @@ _I18N_WORDS = (
 
 _PHONE_WORDS_LATIN = (
     "phone", "tel", "call", "callback", "call back", "hotline", "mobile", "cell", "fax", "whatsapp", "sms", "text me",
-    "ring", "dial", "kontakt", "telefon",
+    "ring", "dial", "kontakt", "telefon", "contact", "reach", "telefonnummer", "handynummer", "mobilnummer", "rufnummer",
     "handy", "téléphone", "portable", "teléfono", "móvil", "celular", "telefone", "telemóvel", "telefono", "cellulare",
     "nummer", "número", "numéro", "numero", "numer",
 )
@@ -300,7 +300,7 @@ RULES: tuple[Rule, ...] = (
     Rule("phone-number", "pii", "phone numbers: international (+CC ..., E.164) and North American ((415) 555-0132, 415-555-0132); versions, dates, times and IP addresses stay",
          r"(?:^|[^\w+.\-/:])(\+[1-9][0-9]{0,3}(?:[ .\-]?\(?[0-9]{1,5}\)?){1,6}|(?:1[ .\-])?\(?[2-9][0-9]{2}\)?[ .\-]?[2-9][0-9]{2}[ .\-][0-9]{4})(?:[^\w.\-:/]|[.\-:/](?:[^0-9]|$)|$)",
          (), 1, "phone"),
-    Rule("phone-number-labelled", "pii", "any phone number (national formats too: 06 12 34 56 78, 020 7946 0958, 4155550132) within 24 characters after a word like phone, tel, call, callback, hotline, mobile, cell, fax, WhatsApp, Telefon, téléphone, teléfono, телефон, 电话, 電話, 전화",
+    Rule("phone-number-labelled", "pii", "any phone number (national formats too: 06 12 34 56 78, 020 7946 0958, 4155550132) within 24 characters after a word like phone, tel, call, callback, hotline, mobile, cell, fax, WhatsApp, contact, reach, Telefon, Telefonnummer, téléphone, teléfono, телефон, 电话, 電話, 전화",
          r"(?i)(?:(?:^|[^A-Za-z0-9_])(?:" + "|".join(_PHONE_WORDS_LATIN) + r")(?:[^A-Za-z0-9_]|$)|" + "|".join(_PHONE_WORDS_OTHER)
          + r")[^0-9+\n]{0,24}(\+?\(?[0-9][0-9 ().\-/]{5,20}[0-9])(?:[^0-9A-Za-z_]|$)",
          (*_PHONE_WORDS_LATIN, *_PHONE_WORDS_OTHER), 1, "phonelabel"),
@@ -312,7 +312,7 @@ RULES: tuple[Rule, ...] = (
     Rule("us-ssn", "pii", "US social security numbers (NNN-NN-NNNN or 9 digits) after SSN or social security; impossible numbers (000, 666, 9xx areas) stay",
          r"\b([0-9]{3}-[0-9]{2}-[0-9]{4}|[0-9]{3} [0-9]{2} [0-9]{4}|[0-9]{9})\b", ("ssn", "social security", "social-security"), 1, "ssn",
          ("ssn", "social security", "social-security", "ss#")),
-    Rule("ipv4", "pii", "IPv4 addresses (loopback, 0.0.0.0 and version-number lookalikes stay)",
+    Rule("ipv4", "pii", "IPv4 addresses (loopback, 0.0.0.0, version-number lookalikes and network blocks, 10.0.0.0/8 or 192.168.1.0/24, stay)",
          r"\b(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}\b", (".",), 0, "ip"),
     Rule("ipv6", "pii", "IPv6 addresses (loopback stays)", r"\b(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}\b|\b(?:[0-9A-Fa-f]{1,4}:){1,6}:(?:[0-9A-Fa-f]{1,4}:){0,5}[0-9A-Fa-f]{1,4}\b", (":",), 0, "ip6"),
 )

@@ -336,16 +336,20 @@ LEFT_ALONE = """\
   including where they end: a near miss is a fixture or a broken key, not a working credential;
 - **values next to credential names** that are not secrets: variable references (`$X`,
   `process.env.X`, `secrets.X`, `op://...`, `%(password)s`, `%APPDATA%`, `@Value(...)`,
-  `@secrets/db.txt`; a value that starts with `%`, `@` or `=` and goes on with digits and both
-  cases, `%Tq9zW2xk`, is a password), a value under `pass` or `pw` alone that does not look like a
-  password (`pass: 3/3`, `pw: true`), stop words (`true`, `none`, `changeme`, ...), code
+  `@secrets/db.txt`, `...`; a value that starts with `%`, `@`, `=` or `...` and goes on like a
+  password, `%Tq9zW2xk`, is one), a value under `pass` or `pw` alone that does not look like a
+  password (`pass: 3/3`, `pw: true`), what prose says about a secret rather than the secret
+  (`the token lifetime is 86400s`, `the secret name is db-creds-v2`: name, ARN, lifetime, header,
+  hash, ... between the word and the value), a code object's field in prose (`the key is
+  settings.OPENAI_KEY`; any other dotted value after is/was/to is a password), stop words (`true`, `none`, `changeme`, ...), code
   (`self.api_key`, a quoted `x = y`, though not after a password flag or in an upper-case shell
   assignment, where `-p'd0~ = c*7w'` is a password; but a dotted value with digits inside its words, like a
   kubeadm token or `Qb9sM6.ET3`, or a part in mixed case with digits and almost no vowels, like
   `ko.bkSjv23`, or cased at random, like `eC900.JLgIZoWPW`, is a value, and so is any dotted value where nothing refers to a
   variable: after a password flag, `-p ti.KsPc75_Y` or `--password x.Y1`, in `user:password`,
   assigned to an upper-case name in a shell, `.env` or YAML env line, `DB_PASS=x.Y1`, or in a
-  connection string, `Password=x.Y1;` or `password=x.Y1 dbname=app`), a host name (ending in a top-level domain, a
+  connection string, `Password=x.Y1;` or `password=x.Y1 dbname=app`, or as a label's value
+  alone on its line, `Password: x.Y1`), a host name (ending in a top-level domain, a
   country code or an internal suffix: `db-1.internal`, `cache.svc.cluster.local`; not one random
   label under a country code, `4ui2wqp.ls`), a version (`1.2-3+deb12u1`, `2.1.0+cu118`; not one with
   random letters after its `+`, `1.06+wbxali`) and the rest of a compound word (`Passwort-Manager`)
@@ -371,7 +375,8 @@ LEFT_ALONE = """\
   and the path stay. `git@github.com:org/repo.git` and `ssh deploy@host` are remotes, not e-mail
   addresses;
 - **numbers that are not personal data**: version tuples (`AssemblyVersion("2.1.0.3")`,
-  `version 1.2.3.4`) are not IP addresses; dates, times, versions and addresses are not phone
+  `version 1.2.3.4`, `requests==2.31.0.1`) and network blocks (`10.0.0.0/8`, `192.168.1.0/24`:
+  host bits all zero) are not IP addresses; dates, times, versions and addresses are not phone
   numbers; a card number must pass the Luhn check and fit a card network's prefix and length; an
   IBAN must fit its country's length and pass its mod-97 check; a US SSN needs `SSN` or
   `social security` just before it and a possible area (not 000, 666 or 9xx);
@@ -380,6 +385,8 @@ LEFT_ALONE = """\
 """
 
 _COMMAND_RULES = frozenset(("cli-password", "stdin-password", "htpasswd-password", "credential-flag"))
+# values that are data (a YAML or JSON env list) or a quoted literal (auth=("u", "x")): never a reference
+_DATA_RULES = frozenset(("credential-name-value", "basic-auth-call"))
 _STOPWORDS = frozenset("""
 true false null none nil undefined yes no on off required optional string str int bool boolean
 password passwd secret token key apikey api_key value example sample test dummy placeholder
@@ -401,7 +408,7 @@ _TRACEPARENT = re.compile(r"^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$"
 _PUBLIC_SHAPE = re.compile("|".join(f"(?:{rx.pattern})" for rx in (_UUID, _HEX_DIGEST, _INTEGRITY, _VERSIONISH, _TRACEPARENT)))
 _NEXT_IS_KEY = re.compile(r"""["'`]?[ \t]*:(?!:)""")
 _SSH_BEFORE = re.compile(r"\b(?:ssh|scp|sftp|rsync|mosh|ssh-copy-id|sshpass|autossh)\b[^\n]*$")
-_VERSION_BEFORE = re.compile(r"(?:version|release|\bver|\bv|\bbuild|\btag|@)[\"'(\[=: \t]*$")
+_VERSION_BEFORE = re.compile(r"(?:version|release|\bver|\bv|\bbuild|\btag|@|[a-z0-9_\]](?<!ip)(?<!addr)(?<!host)[=~!<>]=)[\"'(\[=: \t]*$")  # pip's requests==1.2.3.4; not ip==
 # api-key, github_token: how a secret store names the secret (super-secret-password is a password)
 _CRED_NAME = re.compile(r"^[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*[-_.](?:key|token)(?:[-_.][a-z0-9]+)*$")
 _ARTIFACT = re.compile(r"^[a-z][a-z0-9\-]*-\d+(?:\.\d+)+$")  # jjwt-jackson-0.11.2
@@ -435,11 +442,11 @@ def _placeholder_uncached(value: str, code: bool = True) -> bool:
     low = v.lower()
     if " " in v and value.lstrip().startswith("`"):
         return True  # `command substitution`
-    if low in _STOPWORDS or low.startswith(("$", "[", "{", "...", "(", "{{", "<", "#{", "[redacted", "env:", "env.", "process.env",
+    if low in _STOPWORDS or low.startswith(("$", "[", "{", "(", "{{", "<", "#{", "[redacted", "env:", "env.", "process.env",
                                            "os.environ", "secrets.", "vault:", "ref:", "op://", "file:")):
         return True
-    if v[0] in "%@=" and not _random_after_sigil(v[1:], code):
-        return True  # %(password)s, %APPDATA%, @Value(...), @secrets/db.txt, == x: references; not %Tq9zW2x!k
+    if _sigil_reference(v, code):
+        return True
     # masks (all of * x . - _ and blanks) and one character repeated; strip and count run in C
     # where sets of a long value's characters did not
     if not low.strip("*x.-_ ") or low.count(low[0]) == len(low):
@@ -453,6 +460,11 @@ def _placeholder_uncached(value: str, code: bool = True) -> bool:
 _BASE64_BLOB = re.compile(r"^[A-Za-z0-9+/]{40,}={0,2}$")
 
 
+_COPULA = re.compile(r"[ \t](?:is|was|to)[ \t]", re.IGNORECASE)
+_CODE_ROOTS = frozenset("""
+settings config cfg conf configuration env environ os process self this ctx context app secrets vault params
+args opts options request req props state credentials creds keys auth client server session user db
+""".split())
 # Words that make "the token lifetime is X", "the secret name is X" say something about the
 # secret rather than give it (credential-in-prose takes up to four words before is/was/to)
 _NOT_THE_SECRET = frozenset("""
@@ -461,6 +473,18 @@ path file filename format header policy policies field hash hashing algorithm pr
 audience issuer count age rotation manager env variable var rule rules label mount template
 """.split())
 _WORD = re.compile(r"[a-z]+")
+
+
+_PREFIX_LENGTH = re.compile(r"/(\d{1,2})(?![0-9])")
+
+
+def _network_block(address: str, text: str, end: int) -> bool:
+    """address/prefix whose host bits are all zero: 10.0.0.0/8, not 10.1.2.3/8 or 10.1.2.3/32."""
+    m = _PREFIX_LENGTH.match(text, end)
+    if m is None or int(m.group(1)) > 31:
+        return False
+    a, b, c, d = (int(x) for x in address.split("."))
+    return ((a << 24 | b << 16 | c << 8 | d) & ((1 << (32 - int(m.group(1)))) - 1)) == 0
 
 
 def _password_like(v: str) -> bool:
@@ -472,8 +496,22 @@ def _password_like(v: str) -> bool:
     return (has_digit and any(map(str.isalpha, v))) or (has_symbol and (has_digit or mixed)) or (mixed and len(v) >= 12)
 
 
+def _sigil_reference(v: str, code: bool) -> bool:
+    """A value led by % = @ or ... that refers to something or elides it (%(password)s,
+    %APPDATA%, == x, @Value(...), @secrets/db.txt, @db.internal:5432, ...) rather than being a
+    password that happens to begin with a symbol (%Tq9zW2x!k, =%Xv-etg16.kI)."""
+    if v.startswith("..."):
+        return not _random_after_sigil(v[3:], code)
+    if v[0] in "%=":
+        return not _random_after_sigil(v[1:], code)
+    if v[0] == "@":
+        rest = v[1:]
+        return not _random_after_sigil(rest, code) or _hostlike(rest.split(":", 1)[0].split("/", 1)[0].lower())
+    return False
+
+
 def _random_after_sigil(rest: str, code: bool = True) -> bool:
-    """What follows a leading %, @ or = is a password's random rest (a generated password may begin
+    """What follows a leading %, @, = or ... is a password's random rest (a generated password may begin
     with any symbol): it looks like a password, holds none of a reference's brackets, is no
     %WINDOWS_VARIABLE% and, where code is possible, no dotted name (@Model.Token2)."""
     return (len(rest) >= 6 and not any(c in rest for c in "(){}$") and _password_like(rest)
@@ -507,12 +545,14 @@ def _in_url(text: str, start: int) -> bool:
 def _data_assignment(m: Any, text: str, start: int, end: int) -> bool:
     """A value assigned where no language refers to a variable by a dotted name: a shell or .env
     line or a YAML env block (an upper-case name, `=` with no blank or `: `: DB_PASS=x,
-    MONGO_INITDB_ROOT_PASSWORD: x), or a connection string's pair (`Password=x;`, libpq's
-    `password=x dbname=y`)."""
+    MONGO_INITDB_ROOT_PASSWORD: x), a quoted literal put under a subscript key, a label ending its
+    line (`Password: x`), or a connection string's pair (`Password=x;`, libpq's `password=x dbname=y`)."""
     name = m.group(1) or ""
     sep = text[m.end(1):start]
-    if name.isupper() and sep in _DATA_SEPARATORS:
-        return True
+    if name.isupper() and sep in _DATA_SEPARATORS or sep.startswith(('"]', "']")) and sep[-1:] in "\"'":
+        return True  # (os.environ["DB_PASSWORD"] = "x.y": a string literal put in a mapping)
+    if sep == ": " and name.istitle() and name.isalpha() and text[end:end + 1] in ("", "\n", "\r"):
+        return True  # Password: ysuI25.XF0 alone on its line: a label (a Go field is Password: cfg.DBPass, with its comma)
     return sep == "=" and (text.startswith(";", end) or _NEXT_PAIR.match(text, end) is not None)
 
 
@@ -619,8 +659,10 @@ def _shaped(body: str) -> bool:
     # a random hex tail can repeat a few digits by chance (...6e2655ee22e52e86e7e9: 2.4 bits), but
     # still holds more than a repeated pattern's handful of characters; and a random hex body has
     # 4 bits a character at most, 2.98 in one 32-digit Shopify token in 200,000 (3bfe8835fff5...)
-    floor = 2.7 if _HEX_BODY.fullmatch(body) else 3.0
-    return not _has_run(body, 10) and _entropy(body) >= floor and (_entropy(tail) >= 2.5 or len(set(tail)) >= 7)
+    # (its tail may hold only 6 of the 16 digits: ...6111d677eedd773d13d, an OpenRouter key)
+    hexa = _HEX_BODY.fullmatch(body.rsplit("-", 1)[-1]) is not None  # sk-or-v1-<64 hex>
+    return (not _has_run(body, 10) and _entropy(body) >= (2.7 if hexa else 3.0)
+            and (_entropy(tail) >= 2.5 or len(set(tail)) >= (6 if hexa else 7)))
 
 
 _HEX_BODY = re.compile(r"[0-9a-fA-F]{16,}")
@@ -815,9 +857,10 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
             return False  # "kind": "Secret", "data": {...}: the next key of an object, not this one's value
         # A password on a command line, or assigned where no language has dotted references (see
         # _data_assignment), is a value even where it looks like code (ti.KsPc75_Y, F493.erpXS1).
-        if m is not None and (m.group(1) or "").lower() in ("pass", "pw") and not _password_like(value.rstrip(".:!?)")):
-            return False  # pass: 3/3, pw: true: "pass" alone says less than "password"
-        code = rule.name not in _COMMAND_RULES and not (
+        if m is not None and (m.group(1) or "").lower() in ("pass", "pw") and (
+                not _password_like(value.rstrip(".:!?)")) or any(map(str.isalpha, text[m.end(1):start]))):
+            return False  # pass: 3/3, pw: true, "you can pass timeout = 30s": "pass" alone says less than "password"
+        code = rule.name not in _COMMAND_RULES and rule.name not in _DATA_RULES and not (
             m is not None and rule.name == "credential-assignment" and _data_assignment(m, text, start, end))
         return not _placeholder(value, code=code)
     if kind == "entropy":
@@ -842,7 +885,11 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         return not _placeholder(cred) and not cred.startswith(("$", "{", "..."))
     if kind == "prose":
         v = value.rstrip(".:!?)")
-        if _placeholder(v) or v.lower() in _STOPWORDS or _SNAKE.match(v) or "/" in v:
+        # after is/was/to, prose names code by its object (the key is settings.OPENAI_KEY): any
+        # other dotted value there is a password (caqpk.oa15); after = or : it may be code
+        code = "." in v and (m is None or v.split(".", 1)[0].lower() in _CODE_ROOTS
+                             or _COPULA.search(text, m.start(), start) is None)
+        if _placeholder(v, code=code) or v.lower() in _STOPWORDS or _SNAKE.match(v) or "/" in v:
             return False
         if m is not None and m.start() > 0 and text[m.start() - 1] in "/\\":
             return False  # .../oauth/token region=eu-west-1: the end of a path, not prose
@@ -872,11 +919,12 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
             return False  # video_box.ico-7a38....png: part of a dotted file or host name
         # no digit: a random body is still mixed case all through (dckr_pat_viHyZdcTMsgvoYE__rYSOu,
         # ATBBEhOFNJGredodwpEAIJzSlq...), where code is words (s.AcceptanceTimeoutSeconds); for a
-        # bootstrap token, its exact shape (6.16 lower-case, after the word token) is the evidence
+        # bootstrap token, its exact shape (6.16 lower-case, after the word token) is the evidence;
+        # capitals close together say random even where the case switches only 7 times in 27
+        # (dckr_pat_kemyCDEPojGnqrNqeg-Huopoa-A)
         return _shaped(body) and (any(map(str.isdigit, body)) or len(body) >= 40
-                                  or len(body) >= 20 and (_case_switches(body) >= 8
-                                                          and ("_" in value[:10] or _random_case(body))
-                                                          or _few_vowels(body))
+                                  or len(body) >= 20 and (_case_switches(body) >= 8 and "_" in value[:10]
+                                                          or _random_case(body) or _few_vowels(body))
                                   or rule.name == "kubeadm-token")
     if kind == "userpass":
         user, _, password = value.replace('"', "").partition(":")
@@ -897,6 +945,8 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
             return False  # part of a version string or longer dotted number
         if _VERSION_BEFORE.search(lower or text.lower(), max(0, start - 40), start):
             return False  # AssemblyVersion("2.1.0.3"), "version": "1.2.3.4", upgraded to version 1.2.3.4
+        if after[:1] == "/" and _network_block(value, text, end):
+            return False  # 10.0.0.0/8, 192.168.1.0/24: a range (a VPC, a firewall rule), no one's address
         return not value.startswith(("127.", "0.0.0.0", "255.255.255.", "0."))
     if kind == "email":
         if text.startswith(":", end) and not text.startswith((": ", ":\t", ":\n"), end):
@@ -908,7 +958,7 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
     if kind == "aws40":
         # one real key in 900 has no digit (40 of 64 characters): then its letters are cased at
         # random, where a long CamelCase name has one capital a word
-        return ((any(map(str.isdigit, value)) or _random_case(value)) and any(map(str.isupper, value))
+        return ((any(map(str.isdigit, value)) or _random_case(value) or _few_vowels(value)) and any(map(str.isupper, value))
                 and any(map(str.islower, value)) and _entropy(value) >= 4.0 and not looks_fake(value))
     if kind == "pem64":
         return _pem64_private(value)
@@ -932,7 +982,10 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         return pii.card(value)
     if kind == "ssn":
         d = value.replace("-", "").replace(" ", "")
-        return d[:3] not in ("000", "666") and d[0] != "9" and d[3:5] != "00" and d[5:] != "0000" and len(set(d)) > 2
+        # a possible number (not area 000, 666 or 9xx, group 00, serial 0000), not one digit
+        # repeated, not the famous fakes; two digits are possible (552-55-2222)
+        return (d[:3] not in ("000", "666") and d[0] != "9" and d[3:5] != "00" and d[5:] != "0000" and len(set(d)) > 1
+                and d not in ("123456789", "078051120", "219099999"))
     if kind == "ip6":
         return value != "::1" and (value.count(":") >= 3 or any(map(str.isdigit, value)))
     return True
@@ -1495,6 +1548,8 @@ def _located_findings(rule: Rule, text: str, lower: str, hits: list[tuple[int, i
             if e < n and lower[e].isascii() and lower[e].isalnum() and word[-1].isalnum():
                 continue  # (a word ending in an apostrophe, dell', d', runs into the next word)
         if rule.check == "i18n":
+            if _in_url(text, s):
+                continue  # postgres://root:j5cC.mdP@host: a word inside a URL labels nothing
             end = text.find("\n", e, e + 64)
             if end < 0:
                 end = min(n, e + 64)
