@@ -560,11 +560,12 @@ def test_dotted_and_elided_values_in_prose_literals_and_next_to_a_key_id():
                     ("密码是 ...naa9bM0", "...naa9bM0"), ("the token is ...naa9bM0 ok", "...naa9bM0"),
                     ("SSN: 552-55-2222", "552-55-2222"), ("Password: ysuI25.XF0\n(server api-j42w.internal)", "ysuI25.XF0"),
                     ("Password: EGN22.QlJF", "EGN22.QlJF"), ("секретный ключ: =%Xv-etg16.kI", "=%Xv-etg16.kI"),
+                    ("密码：@96lrPz.bHP2CnD.ee", "@96lrPz.bHP2CnD.ee"),
                     ("Got it working with 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 — thanks!",
                      "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"),
                     ("ci-user,,AKIA5K65QF23Q7CG5MPY,m/HXPUwMtnVpH/oemRQKPBW/rcPHYCOMQmwffuz/", "m/HXPUwMtnVpH/oemRQKPBW/rcPHYCOMQmwffuz/")):
         assert_gone(text, v)
-    for text in ("The API key is settings.OPENAI_KEY", "the password is config.db_password", "password: ...",
+    for text in ("The API key is settings.OPENAI_KEY", "the password is config.db_password", "password: ...", "mdp: @db-1.internal:5432",
                  "SSN 111-11-1111", "SSN: 123-45-6789", 'os.environ["DB_PASSWORD"] = cfg.db_password', "password = cfg.dbPass2",
                  "\tPassword: cfg.DBPass,\n", "Password: cfg.DBPass, Host: cfg.Host"):
         assert scrub.scrub(text)[0] == text, scrub.scrub(text)

@@ -499,14 +499,16 @@ def _password_like(v: str) -> bool:
 def _sigil_reference(v: str, code: bool) -> bool:
     """A value led by % = @ or ... that refers to something or elides it (%(password)s,
     %APPDATA%, == x, @Value(...), @secrets/db.txt, @db.internal:5432, ...) rather than being a
-    password that happens to begin with a symbol (%Tq9zW2x!k, =%Xv-etg16.kI)."""
+    password that happens to begin with a symbol (%Tq9zW2x!k, =%Xv-etg16.kI, @96lrPz.bHP2CnD.ee)."""
     if v.startswith("..."):
         return not _random_after_sigil(v[3:], code)
     if v[0] in "%=":
         return not _random_after_sigil(v[1:], code)
     if v[0] == "@":
         rest = v[1:]
-        return not _random_after_sigil(rest, code) or _hostlike(rest.split(":", 1)[0].split("/", 1)[0].lower())
+        host = _HOSTLIKE.match(rest.split(":", 1)[0].split("/", 1)[0].lower())
+        # an address under a common or internal suffix; a password may end in .ee (@96lrPz.bHP2CnD.ee)
+        return not _random_after_sigil(rest, code) or host is not None and host.group(1) in _HOST_SUFFIXES
     return False
 
 
