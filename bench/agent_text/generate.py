@@ -52,13 +52,15 @@ class Gen:
         return self.r.choice(xs)
 
     def password(self, symbols: str = PW_SYMBOLS, lo: int = 10, hi: int = 20) -> str:
-        """A random password: letters, at least two digits, maybe symbols; never a placeholder."""
+        """A random password: letters, at least two digits, maybe symbols, anywhere (a password
+        manager's may begin with % or @: one in seven here begins with a symbol); never a
+        placeholder, never a blank at either end."""
         n = self.r.randint(lo, hi)
         body = [self.r.choice(ALNUM + symbols if symbols else ALNUM) for _ in range(n - 3)]
         body += [self.r.choice(DIGITS), self.r.choice(DIGITS), self.r.choice(LOWER)]
         self.r.shuffle(body)
         pw = "".join(body)
-        return self.r.choice(UPPER + LOWER) + pw[1:] if not pw[0].isalnum() else pw
+        return pw if pw == pw.strip() else self.r.choice(UPPER) + pw[1:-1] + self.r.choice(LOWER)
 
     def host(self) -> str:
         return self.pick(["db", "cache", "mq", "api", "auth", "search", "ledger"]) + "-" + self.s(LOWER + DIGITS, 4) + "." + \
@@ -165,6 +167,21 @@ def cmd_password(g: Gen) -> Row:
         (f"psql \"host={h} user={u} password={pw} dbname={db}\"", pw),
         (f"echo {pw} | docker login -u {u} --password-stdin registry.example.com", pw),
         (f"keytool -genkeypair -keystore k.jks -keypass {pw} -dname CN=app", pw),
+        # archives, keys, registries, brokers, sudo; name/value lists, subscripts and auth tuples in code
+        (f"zip -P {pw} backup.zip dump.sql", pw),
+        (f"7z a -p{pw} backup.7z dump.sql", pw),
+        (f"ssh-keygen -p -N {pw} -f ~/.ssh/id_ed25519", pw),
+        (f"twine upload -u __token__ -p {pw} dist/*", pw),
+        (f"smbclient //{h}/share -U {u}%{pw}", pw),
+        (f"rabbitmqctl add_user {u} {pw}", pw),
+        (f"aws ssm put-parameter --name /{db}/password --value {pw} --type SecureString", pw),
+        (f"echo {pw} | sudo -S systemctl restart nginx", pw),
+        (f"poetry config http-basic.private {u} {pw}", pw),
+        (f"env:\n  - name: {db.upper()}_DB_PASSWORD\n    value: \"{qpw}\"", qpw),
+        (f'"environment": [{{"name": "DB_HOST", "value": "{h}"}}, {{"name": "DB_PASSWORD", "value": "{pw}"}}]', pw),
+        (f'os.environ["DB_PASSWORD"] = "{pw}"', pw),
+        (f'resp = requests.get(url, auth=("{u}", "{pw}"), timeout=10)', pw),
+        (f"user: {u}\npass: {pw}\nhost: {h}", pw),
     ]
     cmd, secret = g.pick(forms)
     return Row("cmd-password", wrap(g, f"```\n{cmd}\n```" if g.r.random() < 0.5 else f"`{cmd}`"), [secret], decoys=[h])
@@ -279,6 +296,9 @@ I18N = [
     ("zh", ["密码是{v}", "密码：{v}", "数据库密码: {v}", "密钥是 {v}", "API密钥：{v}", "访问令牌：{v}", "資料庫密碼是 {v}"]),
     ("ja", ["パスワードは{v}です", "パスワード：{v}", "APIキー: {v}", "秘密鍵は {v} です", "トークン：{v}"]),
     ("ko", ["비밀번호는 {v}입니다", "비밀번호: {v}", "API 키: {v}", "암호는 {v} 입니다", "토큰: {v}"]),
+    # English narration with words between the name and the value
+    ("en", ["the passphrase for the deploy key is {v}", "the user's password was reset to {v} yesterday",
+            "the password I set for staging is {v}", "The secret is `{v}`", "the token for the CI bot is {v}"]),
 ]
 
 
@@ -481,9 +501,16 @@ def leave_alone(g: Gen) -> Row:
     uid = g.uuid()
     digest = "sha256:" + g.s(HEX, 64)
     pw = g.password(symbols="-_.~")
+    raw = g.password(symbols="@#%!")  # typed into a URL as it is, @ and all
     u = g.user()
+    n = g.r.randint(2, 9)
     forms: list[tuple[str, list[str], list[str]]] = [
         (f"DATABASE_URL=postgres://{u}:{pw}@{h}:5432/orders", [pw], [f"{h}:5432/orders", "postgres://"]),
+        (f"psql postgresql://{u}:{raw}@{h}:5432/orders", [raw], [f"@{h}:5432/orders"]),
+        (f"- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db-creds-v{n}\n      key: password", [],
+         ["valueFrom", f"db-creds-v{n}"]),
+        ("password = %(db_password)s  # filled in by configparser", [], ["%(db_password)s"]),
+        (f"The token lifetime is {n * 3600}s and the secret name is db-creds-v{n}.", [], [f"{n * 3600}s", f"db-creds-v{n}"]),
         (f"redis://default:{pw}@{h}:6379/0", [pw], [f"{h}:6379/0"]),
         (f"amqp://{u}:{pw}@{h}/vhost", [pw], [f"{h}/vhost"]),
         (f"git remote add origin git@github.com:{repo}.git", [], [f"git@github.com:{repo}.git"]),
