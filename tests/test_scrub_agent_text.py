@@ -532,6 +532,15 @@ def test_prose_with_words_between_the_credential_and_its_value():
         assert scrub.scrub(text)[0] == text, scrub.scrub(text)
 
 
+def test_more_prose_connectors_and_words():
+    for form in ("the passcode is {v}", "PASSCODE={v}", "DB password -> {v}", "password is: {v}", "the token is: {v}",
+                 "Il mio token è {v}", "El token es {v}", "Das Token ist {v}"):
+        v = password(symbols="")
+        assert_gone(form.format(v=v), v)
+    for text in ("the token is: valid", "token -> 3600s", "the password is: see the vault"):
+        assert scrub.scrub(text)[0] == text, scrub.scrub(text)
+
+
 def test_credentials_in_name_value_pairs_subscripts_and_auth_tuples():
     v, t = password(symbols=""), rand(ALNUM, 24)
     for text, value in ((f'- name: API_TOKEN\n  value: "{t}"', t), (f"env:\n  - name: DB_PASSWORD\n    value: {v}\n", v),
@@ -585,7 +594,9 @@ def test_network_blocks_and_pinned_versions_are_no_addresses():
                  "pin foo~=1.2.3.4 and bar>=4.0.0.1"):
         assert scrub.scrub(text)[0] == text, scrub.scrub(text)
     for text, ip in (("ssh to 10.1.2.3/8", "10.1.2.3"), ("route 10.1.2.3/32", "10.1.2.3"), ("where ip==10.2.3.4", "10.2.3.4"),
-                     ("status.podIP==10.0.0.5", "10.0.0.5"), ("x >= 10.0.0.1", "10.0.0.1")):
+                     ("status.podIP==10.0.0.5", "10.0.0.5"), ("x >= 10.0.0.1", "10.0.0.1"),
+                     # a version word or == at the end of the line before is not before the address
+                     ('"abc=="\n10.101.104.186 - - [30/Nov/2026] GET /', "10.101.104.186"), ("version\n10.1.2.3 up", "10.1.2.3")):
         assert ip not in scrub.scrub(text)[0], text
 
 

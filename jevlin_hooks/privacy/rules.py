@@ -32,7 +32,7 @@ _STRONG = (
     r"[a-z0-9_.\-]*(?:passw(?:or)?d|passphrase|\bpwd|secret|token|api[_.\-]?key|apikey|access[_.\-]?key"
     r"|auth[_.\-]?key|private[_.\-]?key|client[_.\-]?secret|credentials?|session[_.\-]?key|signing[_.\-]?key"
     r"|encryption[_.\-]?key|master[_.\-]?key|license[_.\-]?key|app[_.\-]?key|secret[_.\-]?key|bearer|jwt"
-    r"|auth[_.\-]?token|pat|_sig|creds)[a-z0-9_.\-]*|[a-z0-9_.\-]*[a-z0-9][_.\-]?key"
+    r"|auth[_.\-]?token|pat|_sig|creds|passcode)[a-z0-9_.\-]*|[a-z0-9_.\-]*[a-z0-9][_.\-]?key"
     # DB_PASS, SMTP_PASS, MYSQL_PWD, LDAP_BIND_PW, REDIS_PASSWD: the short forms only at the end;
     # pass and pw alone (user: bob / pass: X) where the value looks like a password (scrub.py)
     r"|[a-z0-9_.\-]*[a-z0-9][_.\-](?:pass|pwd|pw|passwd|passphrase)|pass|pw"
@@ -60,7 +60,8 @@ _I18N_WORDS = (
     # "password" and "token" followed by another language's words
     "password è", "password é", "password ist", "password est", "password es", "password del", "password della",
     "password dell'", "password di", "password per", "password do", "password da", "password de", "password van",
-    "password für", "password voor", "token de", "token d'", "token di", "token do", "token da",
+    "password für", "password voor", "token de", "token d'", "token di", "token do", "token da", "token è", "token é",
+    "token ist", "token est", "token es",
     # a few more languages, as cheap as the others
     "heslo", "lösenord", "adgangskode", "passord", "salasana", "jelszó", "κωδικός", "סיסמה", "كلمة المرور", "पासवर्ड",
     "mật khẩu", "kata sandi", "รหัสผ่าน",
@@ -272,9 +273,9 @@ RULES: tuple[Rule, ...] = (
     Rule("credential-assignment", "secret", "values assigned to credential-named keys (password, secret, token, api_key, access_key, private_key, client_secret, credentials, ...) in env files, shell exports, JSON, YAML, TOML, INI, XML, code and Makefiles; placeholders and variable references stay",
          r"(?i)(?:^|[^a-z0-9_])" + "(" + _STRONG + ")" + _ASSIGN + _QUOTED_OR_BARE,
          ("pass", "pwd", "secret", "token", "key", "cred", "bearer", "jwt", "pat", "sig", "_pw", "-pw", ".pw"), (2, 3, 4, 5), "value"),
-    Rule("credential-in-prose", "secret", "a password, passphrase, secret, token or key named in prose (\"the password is X\", \"with token X\", \"the passphrase for the deploy key is X\", \"the password was reset to X\": up to four words between the name and is/was/to) when X looks like one: digits, symbols or mixed case, not a plain word",
-         r"(?i)\b(?:password|passphrase|passwd|pass phrase|api[ _-]?key|secret key|access key|secret|token)"
-         r"(?:\s+(?:is|was|of|=|:)|(?:[ \t]+[a-z][a-z'\-]{0,14}){1,4}?[ \t]+(?:is|was|=|:|to))?[ \t]+[\"'`]?([^\s\"'`,;]{6,})",
+    Rule("credential-in-prose", "secret", "a password, passphrase, passcode, secret, token or key named in prose (\"the password is X\", \"the password is: X\", \"DB password -> X\", \"with token X\", \"the passphrase for the deploy key is X\", \"the password was reset to X\": up to four words between the name and is/was/to) when X looks like one: digits, symbols or mixed case, not a plain word",
+         r"(?i)\b(?:password|passphrase|passwd|pass phrase|passcode|api[ _-]?key|secret key|access key|secret|token)"
+         r"(?:\s+(?:is:?|was:?|of|=|:|->)|(?:[ \t]+[a-z][a-z'\-]{0,14}){1,4}?[ \t]+(?:is:?|was:?|=|:|to|->))?[ \t]+[\"'`]?([^\s\"'`,;]{6,})",
          ("pass", "key", "token", "secret"), 1, "prose"),
     Rule("credential-xml", "secret", "credential-named XML elements and key/value attributes (<password>X</password>, <add key=\"Password\" value=\"X\"/>)",
          r"(?i)(?:<(" + _STRONG + r")>\s*([^<\s][^<\r\n]{2,}?)\s*<|key=\"[^\"]*(?:passw|secret|token|apikey)[^\"]*\"\s+value=\"([^\"]{3,})\")",

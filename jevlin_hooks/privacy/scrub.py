@@ -408,7 +408,7 @@ _TRACEPARENT = re.compile(r"^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$"
 _PUBLIC_SHAPE = re.compile("|".join(f"(?:{rx.pattern})" for rx in (_UUID, _HEX_DIGEST, _INTEGRITY, _VERSIONISH, _TRACEPARENT)))
 _NEXT_IS_KEY = re.compile(r"""["'`]?[ \t]*:(?!:)""")
 _SSH_BEFORE = re.compile(r"\b(?:ssh|scp|sftp|rsync|mosh|ssh-copy-id|sshpass|autossh)\b[^\n]*$")
-_VERSION_BEFORE = re.compile(r"(?:version|release|\bver|\bv|\bbuild|\btag|@|[a-z0-9_\]](?<!ip)(?<!addr)(?<!host)[=~!<>]=)[\"'(\[=: \t]*$")  # pip's requests==1.2.3.4; not ip==
+_VERSION_BEFORE = re.compile(r"(?:version|release|\bver|\bv|\bbuild|\btag|@|[a-z0-9_\]](?<!ip)(?<!addr)(?<!host)[=~!<>]=)[\"'(\[=: \t]*\Z")  # pip's requests==1.2.3.4; not ip==; \Z: $ would also match before a line break
 # api-key, github_token: how a secret store names the secret (super-secret-password is a password)
 _CRED_NAME = re.compile(r"^[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*[-_.](?:key|token)(?:[-_.][a-z0-9]+)*$")
 _ARTIFACT = re.compile(r"^[a-z][a-z0-9\-]*-\d+(?:\.\d+)+$")  # jjwt-jackson-0.11.2
