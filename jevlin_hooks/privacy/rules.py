@@ -228,8 +228,8 @@ RULES: tuple[Rule, ...] = (
          r"|\baws[ \t]+ssm[ \t]+put-parameter\b[^\n|;&]*?[ \t]--value[ \t]+)"
          + _CMD_VALUE,
          ("mysql", "mariadb", "redis-cli", "sshpass", "login", "sqlcmd", "bcp", "osql", "isql", "mongo", "ldap", "keytool",
-          "openssl", "storepass", "keypass", "pass:", "zip", "7z", "ssh-keygen", "twine", "smbclient", "config", "rabbitmqctl",
-          "put-parameter"),
+          "openssl", "storepass", "keypass", "pass:", "zip", "7z", "ssh-keygen", "twine", "smbclient", ":_auth", ":_password",
+          "http-basic", "pypi-token", "rabbitmqctl", "put-parameter"),
          (1, 2, 3), "value"),
     Rule("stdin-password", "secret", "a password piped or fed to a program that reads it from stdin: echo X | docker login --password-stdin, --password-stdin <<< X (docker, podman, helm, oras, crane, skopeo, buildah, nerdctl), echo X | sudo -S, gh auth login --with-token <<< X, gcloud secrets ... --data-file=- <<< X",
          r"\b(?:echo|printf)[ \t]+(?:-n[ \t]+)?" + _CMD_VALUE + r"[ \t]*\|[ \t]*(?:(?:sudo[ \t]+)?(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane)\b[^\n|;&]*--password-stdin|sudo[ \t]+(?:-[A-Za-z]*S\b|--stdin))"
