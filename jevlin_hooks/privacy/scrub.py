@@ -472,7 +472,7 @@ name names arn id ids ttl lifetime expiry expiration expires length size version
 path file filename format header policy policies field hash hashing algorithm prefix scope scopes
 audience issuer count age rotation manager env variable var rule rules label mount template
 """.split())
-_WORD = re.compile(r"[a-z]+")
+_LETTER_RUNS = re.compile(r"[a-z]+")  # words of lower-cased text (here and in _random_local_part)
 
 
 _PREFIX_LENGTH = re.compile(r"/(\d{1,2})(?![0-9])")
@@ -512,7 +512,7 @@ def _sigil_reference(v: str, code: bool) -> bool:
     return False
 
 
-def _random_after_sigil(rest: str, code: bool = True) -> bool:
+def _random_after_sigil(rest: str, code: bool) -> bool:
     """What follows a leading %, @, = or ... is a password's random rest (a generated password may begin
     with any symbol): it looks like a password, holds none of a reference's brackets, is no
     %WINDOWS_VARIABLE% and, where code is possible, no dotted name (@Model.Token2)."""
@@ -895,7 +895,7 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
             return False
         if m is not None and m.start() > 0 and text[m.start() - 1] in "/\\":
             return False  # .../oauth/token region=eu-west-1: the end of a path, not prose
-        if m is not None and not _NOT_THE_SECRET.isdisjoint(_WORD.findall(text[m.start():start].lower())):
+        if m is not None and not _NOT_THE_SECRET.isdisjoint(_LETTER_RUNS.findall(text[m.start():start].lower())):
             return False  # the secret's name, ARN, lifetime or header is X: about the secret, not it
         return _password_like(v)
     if kind == "slack":
@@ -1490,7 +1490,6 @@ alpha beta pre post el fc mga sha exp rev patch p fix
 """.split())
 _HEXISH = re.compile(r"[0-9a-f]*[0-9][0-9a-f]*")
 _LOCAL_SPLIT = re.compile(r"[.\-+_~]")
-_LETTER_RUNS = re.compile(r"[a-z]+")
 
 
 def _random_local_part(tok: str) -> bool:
