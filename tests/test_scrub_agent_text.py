@@ -616,6 +616,87 @@ def test_more_command_line_passwords(form):
     assert_gone(form.format(v=v, old=password(symbols="")), v)
 
 
+@pytest.mark.parametrize("form", [
+    "lftp -u deploy,{v} sftp://files.example.com", "net use Z: \\\\fs01\\share /user:CORP\\bob {v}",
+    "net use \\\\fs01\\share {v} /user:CORP\\bob", "net user admin {v} /add", "setx DB_PASSWORD {v}",
+    "$sec = ConvertTo-SecureString '{v}' -AsPlainText -Force", "http -a admin:{v} POST https://api.example.com/login",
+    "https --auth admin:{v} api.example.com/me", "requirepass {v}", "  masterauth {v}", "redis-cli CONFIG SET requirepass {v}",
+    "rootpw {v}", "rootpw --plaintext {v}", "bindpw {v}", "    auth_pass {v}", "`requirepass {v}`", "> masterauth {v}",
+])
+def test_windows_httpie_lftp_and_server_config_passwords(form):
+    v = password()
+    if v.startswith(("/", "-")):  # a Windows flag, a directive's option: the forms above never take one
+        v = "x" + v
+    assert_gone(form.format(v=v), v)
+
+
+def test_windows_flags_hashes_and_references_stay():
+    for text in ("net use Z: \\\\fs01\\share /user:CORP\\bob /persistent:no", "net user admin /delete", "net user bob * /add",
+                 "setx PATH \"%PATH%;C:\\tools\"", "setx API_KEY %API_KEY%", "$sec = ConvertTo-SecureString $plain -AsPlainText -Force",
+                 "rootpw --iscrypted $6$rounds=4096$salt$hash", "git commit -a -m 'fix: retry on 503'"):
+        assert scrub.scrub(text)[0] == text, scrub.scrub(text)
+
+
+def test_credentials_in_code_calls_and_url_queries():
+    t = rand(ALNUM, 28)
+    for form in ('new NetworkCredential("svc_backup", "{v}")', 'new PasswordAuthentication("bob", "{v}".toCharArray())',
+                 'new UsernamePasswordCredentials("bob", "{v}")', 'smtp.login("alerts@example.com", "{v}")',
+                 'ftp.login("deploy", "{v}")', "request.post(url).auth('bob', '{v}')",
+                 'conn.simple_bind_s("cn=admin,dc=example,dc=org", "{v}")', 'ENV["DB_PASSWORD"] ||= "{v}"',
+                 "jdbc:mysql://db.internal:3306/shop?user=root&password={v}&useSSL=false"):
+        v = password()
+        assert_gone(form.format(v=v), v)
+    # a token as a URL's user name (git accepts it there); its host and repository stay
+    clean = assert_gone(f"git clone https://{t}@github.com/org/repo.git", t)
+    assert clean.endswith("@github.com/org/repo.git"), clean
+    for text in ("client.login('user', 'pass')", "smtp.login(user, password)", "imap.login('testuser', 'testpw')",
+                 "git clone https://deploy-bot-for-production@github.com/org/repo.git", "ssh://git@github.com/org/repo.git",
+                 "https://x-access-token@github.com/org/repo"):
+        assert scrub.scrub(text)[0] == text, scrub.scrub(text)
+
+
+def test_prose_that_names_the_credential_after_the_value_or_gives_a_pair():
+    for form in ("I set the admin password to {v} and restarted the service.", "Use {v} as the password for the staging DB.",
+                 "try {v} as the admin password", "use {v} as your API key", "login with admin / {v}", "creds are admin:{v}",
+                 "credentials: bob / {v}", "the login is bob:{v}", "their token ({v}) has expired"):
+        v = password(symbols="")
+        clean = assert_gone(form.format(v=v), v)
+        assert ")" in clean or ")" not in form, clean  # the bracket around a token stays
+    for v in ("V2" + rand(ALNUM, 13) + "=" + rand(string.ascii_lowercase, 2), rand(ALNUM, 5) + "_7" + rand(ALNUM, 6) + "!=M"):
+        # an = in a token is no keyword argument (max_len=512)
+        assert_gone(f"their token ({v}) has expired", v)
+    for text in ("use sha256 as the key derivation function", "use v2.3.1 as the token format", "use getpass() as the password source",
+                 "replicates a secret to eu-west-3 and keeps it in sync", "one complete token (whitespace_split=True).",
+                 "Log in with GitHub: https://github.com/login/oauth2", "login at 10:30:15.123456Z", "login from fe80::1:abcd",
+                 "sign in to example.com:8443", "the password to login is in the vault", "login:password", "Login/Logout"):
+        clean = scrub.scrub(text)[0]
+        assert "credential" not in clean, (text, clean)
+
+
+def test_terraform_outputs_key_value_lists_tables_and_quoted_words_in_prose():
+    for form in ('{{"db_password": {{"sensitive": true, "type": "string", "value": "{v}"}}}}',
+                 '{{"key": "DB_PASSWORD", "value": "{v}", "protected": true}}', "- key: API_TOKEN\n  value: {v}\n",
+                 "key: DB_PASSWORD, value: {v}", "| password | {v} |", "| `DB_PASSWORD` | `{v}` |", "| **Password** | {v} |",
+                 "The password for the `ci` user is `{v}`.", "The password for 'admin' is {v}.", "PW: {v}", "pw={v}"):
+        v = password()
+        assert_gone(form.format(v=v), v)
+    for text in ('{"db_host": {"sensitive": false, "type": "string", "value": "db.internal"}}',
+                 "- Key: TagKey\n  Value: TagValue", '{"Key": "mykey", "Value": "myvalue"}', "--tags Key=\"mykey\",Value=\"myvalue\"",
+                 "| password | string | The user's password |", "| api_key | required | Your API key |", "| token | `$TOKEN` | from env |",
+                 "| TOKEN_TTL | 3600 |", "| keyboard | us-intl2 |", "PW: true", "pw: 3/3",
+                 "valueFrom:\n  secretKeyRef:\n    name: db\n    key: password\n"):
+        assert scrub.scrub(text)[0] == text, scrub.scrub(text)
+
+
+def test_phone_numbers_after_tel_with_an_accent_and_my_number():
+    d = rand("0123456789", 8)
+    for label, number in (("tél. ", f"030 {d}"), ("Tél : ", "06 " + " ".join(d[i:i + 2] for i in range(0, 8, 2))),
+                          ("my number is ", f"020 7946 {d[:4]}"), ("Mob: ", f"(066) {d[:4]} {d[4:]}")):
+        assert_gone(label + number, number)
+    for text in ("my number is 42, not 7", "mob programming in 2024 with 12 people"):
+        assert scrub.scrub(text)[0] == text, scrub.scrub(text)
+
+
 # --- every new rule can be turned off -----------------------------------------------------------------------
 
 def sample(rule: str) -> str:
@@ -635,13 +716,17 @@ def sample(rule: str) -> str:
         "phone-number-labelled": "Telefon: 030 " + rand("0123456789", 8),
         "docker-config-auth": docker_config("ghcr.io", base64.b64encode(f"bot:{v}".encode()).decode()),
         "payment-card": f"card {generate.card(g)} ok", "iban": f"IBAN {generate.iban(g)} ok", "us-ssn": f"SSN: {generate.ssn(g)}",
+        "url-token-user": f"git clone https://{rand(ALNUM, 30)}@github.com/org/repo.git", "config-directive-password": f"requirepass {v}",
+        "credential-use-as": f"use {v} as the password", "credential-pair": f"creds are admin:{v}",
+        "credential-table-cell": f"| DB_PASSWORD | {v} |",
     }[rule]
 
 
 NEW_RULES = ["cli-password", "stdin-password", "htpasswd-password", "aws-cli-secret", "aws-secret-near-key-id", "private-key-base64",
              "kubeadm-token", "yaml-block-secret", "credential-i18n", "openrouter-key", "stripe-webhook-secret", "langsmith-key",
              "supabase-key", "llm-provider-key-2", "dev-platform-token", "payment-provider-token", "dropbox-token", "phone-number", "phone-number-labelled",
-             "docker-config-auth", "payment-card", "iban", "us-ssn"]
+             "docker-config-auth", "payment-card", "iban", "us-ssn", "url-token-user", "config-directive-password",
+             "credential-use-as", "credential-pair", "credential-table-cell"]
 
 
 @pytest.mark.parametrize("name", NEW_RULES)
@@ -701,7 +786,8 @@ def test_labelled_agent_text_meets_the_targets():
 @pytest.mark.parametrize("text", [
     "mysql " + " -p" * 300000, "htpasswd -b " + "x " * 400000, "LS0tLS1CRUdJTi" * 70000, '"a" "' * 200000,
     ("x" * 79 + "y\n") * 12000, "password: |\n" + "".join(" " * i + "password: |\n" for i in range(1, 1400)),
-    "Passwort " * 110000, "+1 " * 300000, "4111 " * 200000, "DE89 " * 200000, "AKIA" + "A" * 16 + " x" * 400000,
+    "Passwort " * 110000, "+1 " * 300000, "creds are " * 100000 + "a:" * 100000, "use x " * 100000 + "as the password",
+    "net use " * 100000, "https://" + "a" * 400000 + "@", "requirepass " * 100000, "| password " * 200000, '"db_password": {' * 100000, "4111 " * 200000, "DE89 " * 200000, "AKIA" + "A" * 16 + " x" * 400000,
 ])
 def test_new_rules_stay_linear_on_hostile_text(text):
     clean, _ = scrub.scrub(text)

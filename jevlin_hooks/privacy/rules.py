@@ -43,7 +43,7 @@ _WEAK = r"[a-z0-9_.\-]*(?:key|_id|client[_.\-]?id|access[_.\-]?id|sid|account|au
 _QUOTED_OR_BARE = r"""(?:"([^"\r\n]{3,})"|'([^'\r\n]{3,})'|`([^`\r\n]{3,})`|["'`]?([^\s"'`,;<>{}()\[\]\\]{3,}))"""
 # `key = v`, `key: v`, `key := v`, `key => v`, `"key", "v"`, `env["key"] = v`, and typed declarations
 # (`String key = v`, `var key string = v`); never across a line break.
-_ASSIGN = r"""(?:["'`]?\]?[ \t]*(?:=>|:{1,3}=|[?.+:]?=|:)|["'`][ \t]*,|[ \t]+[A-Za-z_][\w.\[\]<>]*[ \t]*=)[ \t]*"""
+_ASSIGN = r"""(?:["'`]?\]?[ \t]*(?:=>|:{1,3}=|[?.+:]?=|\|\|=|\?\?=|:)|["'`][ \t]*,|[ \t]+[A-Za-z_][\w.\[\]<>]*[ \t]*=)[ \t]*"""
 
 # A value after a command-line flag: quoted whole, or a bare shell word.
 _CMD_VALUE = r"""(?:'([^'\r\n]+)'|"([^"\r\n]+)"|([^\s'"`;|&<>()]+))"""
@@ -71,7 +71,7 @@ _PHONE_WORDS_LATIN = (
     "phone", "tel", "call", "callback", "call back", "hotline", "mobile", "cell", "fax", "whatsapp", "sms", "text me",
     "ring", "dial", "kontakt", "telefon", "contact", "reach", "telefonnummer", "handynummer", "mobilnummer", "rufnummer",
     "handy", "téléphone", "portable", "teléfono", "móvil", "celular", "telefone", "telemóvel", "telefono", "cellulare",
-    "nummer", "número", "numéro", "numero", "numer",
+    "nummer", "número", "numéro", "numero", "numer", "tél", "my number", "mob",
 )
 _PHONE_WORDS_OTHER = ("телефон", "тел.", "电话", "手机", "電話", "携帯", "전화", "휴대폰")
 
@@ -86,6 +86,8 @@ RULES: tuple[Rule, ...] = (
     Rule("jwt-base64", "secret", "base64-encoded JWTs (ZXlK...)", r"\b(?:ZXlK|ZXlH|ZXlB)[A-Za-z0-9+/=]{20,}", ("zxl",)),
     Rule("url-credentials", "secret", "the password in URLs (scheme://user:pass@host), database and broker connection strings included; scheme, user name, host and path stay (the user name is an account like postgres or app, and it tells which credential leaked); a password with an unencoded @ goes up to the last @ before the host, and a user name may be an e-mail address",
          r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,30}://[^\s:/\"'<>]*:([^\s/\"'<>]{1,})@", ("://",), 1),
+    Rule("url-token-user", "secret", "a token given as a URL's user name with no password (https://TOKEN@github.com/org/repo.git, as git accepts): a random-looking user name of 20 or more characters; a plain account name (git@, deploy-bot@) stays",
+         r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,30}://([A-Za-z0-9_\-]{20,})@", ("://",), 1, "userinfo"),
     Rule("authorization-header", "secret", "Authorization / Proxy-Authorization header values (Bearer, Basic, Token, Digest, ...)",
          r"(?i)\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?((?:bearer|basic|token|digest|apikey|api-key|negotiate|ntlm|aws4-hmac-sha256|sha256~)?[ \t]*[^\s\"'\\]{3,})",
          ("authorization",), 1, "authz"),
@@ -93,9 +95,9 @@ RULES: tuple[Rule, ...] = (
     Rule("api-header", "secret", "credential-carrying HTTP headers: X-Api-Key, Api-Token, X-Auth-Token, PRIVATE-TOKEN, ...",
          r"(?i)(?:^|[^/A-Za-z0-9_\-])(?:x-)?(?:api[-_]?(?:key|token)|auth[-_]?token|access[-_]?token|private-token|x-vault-token|x-goog-api-key)[\"']?[ \t]*:[ \t]*[\"']?([^\s\"'\\$]{6,})",
          ("key", "token"), 1),
-    Rule("basic-auth-flag", "secret", "credentials given to curl/wget/httpie (-u user:pass, --user, --password)",
-         r"(?:\s-u\s*|--user[\s=]+|--proxy-user[\s=]+|--http-user[\s=]+)(?:\"([^\"\r\n]*\"?:\"?[^\"\r\n]*)\"|'([^'\r\n]*:[^'\r\n]*)'|([^\s\"']*:[^\s\"']*))",
-         ("-u", "--user", "user"), (1, 2, 3), "userpass"),
+    Rule("basic-auth-flag", "secret", "credentials given to curl/wget/httpie (-u user:pass, --user, --password; HTTPie's http/https/xh -a user:pass and --auth)",
+         r"(?:\s-u\s*|--user[\s=]+|--proxy-user[\s=]+|--http-user[\s=]+|\b(?:https?|xh|xhs)\b[^\n|;&]*?[ \t](?:-a[ \t]*|--auth[ \t=]+))(?:\"([^\"\r\n]*\"?:\"?[^\"\r\n]*)\"|'([^'\r\n]*:[^'\r\n]*)'|([^\s\"']*:[^\s\"']*))",
+         ("-u", "--user", "user", "-a", "--auth"), (1, 2, 3), "userpass"),
     Rule("basic-auth-flag-quoted", "secret", "curl -u user:'password' with the password quoted on its own",
          r"(?:\s-u\s*|--user[\s=]+)[^\s\"':]+:('[^'\r\n]+'|\"[^\"\r\n]+\")", ("-u", "--user"), 1),
     Rule("bundler-credentials", "secret", "gem server credentials in Bundler settings (BUNDLE_HOST__NAME: user:pass)",
@@ -207,7 +209,7 @@ RULES: tuple[Rule, ...] = (
     Rule("quoted-high-entropy", "secret", "long random-looking quoted values (32+ characters, mixed letters and digits, high entropy) next to any name: vendor keys named only for their vendor",
          r"(?:^|[^A-Za-z0-9_\-])([A-Za-z_][A-Za-z0-9_\-]*)[\"']?[ \t]*(?:=>|:=|=|:|,)[ \t]*[\"'`]?([A-Za-z0-9+/=_\-]{32,})", ("=", ":", ","), 2, "entropy32"),
     # --- passwords in commands, cloud CLIs, base64 wrappers, split values ----------------------
-    Rule("cli-password", "secret", "passwords given to command-line tools by their short flags: mysql -pX / -p'X', redis-cli -a X, sshpass -p X, docker/podman/helm login -p X, sqlcmd/bcp -P X, az login -p X, mongo/mongosh -p X, ldapsearch/ldapmodify -w X, keytool -storepass/-keypass X, openssl -passin/-passout pass:X, openssl enc -k X, zip/unzip -P X, 7z -pX, ssh-keygen -N/-P X, twine -p X, smbclient -U USER%X; and as arguments: npm/yarn/pnpm config set //host/:_authToken X, poetry config http-basic.NAME USER X and pypi-token.NAME X, rabbitmqctl add_user/change_password USER X, aws ssm put-parameter --value X",
+    Rule("cli-password", "secret", "passwords given to command-line tools by their short flags: mysql -pX / -p'X', redis-cli -a X, sshpass -p X, docker/podman/helm login -p X, sqlcmd/bcp -P X, az login -p X, mongo/mongosh -p X, ldapsearch/ldapmodify -w X, keytool -storepass/-keypass X, openssl -passin/-passout pass:X, openssl enc -k X, zip/unzip -P X, 7z -pX, ssh-keygen -N/-P X, twine -p X, smbclient -U USER%X; and as arguments: npm/yarn/pnpm config set //host/:_authToken X, poetry config http-basic.NAME USER X and pypi-token.NAME X, rabbitmqctl add_user/change_password USER X, aws ssm put-parameter --value X; lftp -u USER,X; Windows: net use ... /user:NAME X, net use \\\\host\\share X, net user NAME X, setx NAME X for a credential-named NAME, PowerShell ConvertTo-SecureString 'X' -AsPlainText (a value starting with / is a Windows flag and stays)",
          r"(?:\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]*?[ \t]-p"
          r"|\bredis-cli\b[^\n|;&]*?[ \t]-a[ \t]*|\bsshpass\b[^\n|;&]*?[ \t]-p[ \t]*"
          r"|\b(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane)\b[^\n|;&]*?\blogin\b[^\n|;&]*?[ \t]-p[ \t]*"
@@ -225,11 +227,16 @@ RULES: tuple[Rule, ...] = (
          r"|\b(?:npm|yarn|pnpm)[ \t]+config[ \t]+set[ \t]+[^\s=]*:_(?:authToken|auth|password)[ \t]+"
          r"|\bpoetry[ \t]+config[ \t]+(?:http-basic\.[^\s]+[ \t]+[^\s]+|pypi-token\.[^\s]+)[ \t]+"
          r"|\brabbitmqctl\b[^\n|;&]*?\b(?:add_user|change_password)[ \t]+[^\s]+[ \t]+"
-         r"|\baws[ \t]+ssm[ \t]+put-parameter\b[^\n|;&]*?[ \t]--value[ \t]+)"
+         r"|\baws[ \t]+ssm[ \t]+put-parameter\b[^\n|;&]*?[ \t]--value[ \t]+"
+         r"|\blftp\b[^\n|;&]*?[ \t]-u[ \t]*[^\s,'\"]+,"
+         # Windows: net use's password follows the share or the /user: flag; net user NAME X
+         r"|\b[Nn][Ee][Tt][ \t]+(?:[Uu][Ss][Ee]\b[^\n|;&]*?[ \t]/[Uu](?:[Ss][Ee][Rr])?:[^\s]+|[Uu][Ss][Ee][ \t]+(?:[A-Za-z]:[ \t]+)?\\\\[^\s]+|[Uu][Ss][Ee][Rr][ \t]+[^\s/]+)[ \t]+"
+         r"|\b[Ss][Ee][Tt][Xx][ \t]+(?:/[Mm][ \t]+)?[\"']?(?i:[a-z0-9_]*(?:pass|pwd|secret|token|key|cred)[a-z0-9_]*)[\"']?[ \t]+"
+         r"|(?i:\bconvertto-securestring)[ \t]+(?:-[Ss]tring[ \t]+)?)"
          + _CMD_VALUE,
          ("mysql", "mariadb", "redis-cli", "sshpass", "login", "sqlcmd", "bcp", "osql", "isql", "mongo", "ldap", "keytool",
           "openssl", "storepass", "keypass", "pass:", "zip", "7z", "ssh-keygen", "twine", "smbclient", ":_auth", ":_password",
-          "http-basic", "pypi-token", "rabbitmqctl", "put-parameter"),
+          "http-basic", "pypi-token", "rabbitmqctl", "put-parameter", "lftp", "net use", "net user", "setx", "convertto-securestring"),
          (1, 2, 3), "value"),
     Rule("stdin-password", "secret", "a password piped or fed to a program that reads it from stdin: echo X | docker login --password-stdin, --password-stdin <<< X (docker, podman, helm, oras, crane, skopeo, buildah, nerdctl), echo X | sudo -S, gh auth login --with-token <<< X, gcloud secrets ... --data-file=- <<< X",
          r"\b(?:echo|printf)[ \t]+(?:-n[ \t]+)?" + _CMD_VALUE + r"[ \t]*\|[ \t]*(?:(?:sudo[ \t]+)?(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane)\b[^\n|;&]*--password-stdin|sudo[ \t]+(?:-[A-Za-z]*S\b|--stdin))"
@@ -238,6 +245,9 @@ RULES: tuple[Rule, ...] = (
     Rule("htpasswd-password", "secret", "the password given to htpasswd -b (the last argument: htpasswd -b[c] FILE USER X, htpasswd -nb USER X)",
          r"(?m)\bhtpasswd(?:[ \t]+-[A-Za-z]+)+(?:[ \t]+[^\s\-]\S*){1,2}?[ \t]+" + _CMD_VALUE + r"[ \t]*(?:$|[|;&)`])",
          ("htpasswd",), (1, 2, 3), "value"),
+    Rule("config-directive-password", "secret", "passwords in server configuration directives, at the start of a line (or of a quote) or after CONFIG SET: Redis requirepass X and masterauth X, OpenLDAP rootpw X (and kickstart's rootpw --plaintext X), nslcd bindpw X, keepalived auth_pass X; rootpw --iscrypted HASH stays (a hash)",
+         r"(?im)(?:^[ \t>]*[`'\"]?[ \t]*|\bconfig[ \t]+set[ \t]+)(?:requirepass|masterauth|rootpw(?:[ \t]+--plaintext)?|bindpw|auth_pass)[ \t]+" + _CMD_VALUE,
+         ("requirepass", "masterauth", "rootpw", "bindpw", "auth_pass"), (1, 2, 3), "value"),
     Rule("aws-cli-secret", "secret", "aws configure set aws_secret_access_key X (and aws_session_token)",
          r"(?i)\baws[ \t]+configure[ \t]+set[ \t]+(?:[a-z0-9_\-]+\.)?(?:aws_secret_access_key|aws_session_token)[ \t]+[\"']?([A-Za-z0-9/+=]{16,})",
          ("configure",), 1),
@@ -272,22 +282,36 @@ RULES: tuple[Rule, ...] = (
          ("--", "-p"), (1, 2, 3, 4), "value"),
     Rule("credential-assignment", "secret", "values assigned to credential-named keys (password, secret, token, api_key, access_key, private_key, client_secret, credentials, ...) in env files, shell exports, JSON, YAML, TOML, INI, XML, code and Makefiles; placeholders and variable references stay",
          r"(?i)(?:^|[^a-z0-9_])" + "(" + _STRONG + ")" + _ASSIGN + _QUOTED_OR_BARE,
-         ("pass", "pwd", "secret", "token", "key", "cred", "bearer", "jwt", "pat", "sig", "_pw", "-pw", ".pw"), (2, 3, 4, 5), "value"),
-    Rule("credential-in-prose", "secret", "a password, passphrase, passcode, secret, token or key named in prose (\"the password is X\", \"the password is: X\", \"DB password -> X\", \"with token X\", \"the passphrase for the deploy key is X\", \"the password was reset to X\": up to four words between the name and is/was/to) when X looks like one: digits, symbols or mixed case, not a plain word",
+         ("pass", "pwd", "secret", "token", "key", "cred", "bearer", "jwt", "pat", "sig", "_pw", "-pw", ".pw", "pw:", "pw=", "pw ="),
+         (2, 3, 4, 5), "value"),
+    Rule("credential-in-prose", "secret", "a password, passphrase, passcode, secret, token or key named in prose (\"the password is X\", \"the password is: X\", \"DB password -> X\", \"with token X\", \"set the password to X\", \"their token (X) expired\", \"the passphrase for the deploy key is X\", \"the password was reset to X\", \"the password for the `ci` user is X\": up to four words between the name and is/was/to) when X looks like one: digits, symbols or mixed case, not a plain word",
          r"(?i)\b(?:password|passphrase|passwd|pass phrase|passcode|api[ _-]?key|secret key|access key|secret|token)"
-         r"(?:\s+(?:is:?|was:?|of|=|:|->)|(?:[ \t]+[a-z][a-z'\-]{0,14}){1,4}?[ \t]+(?:is:?|was:?|=|:|to|->))?[ \t]+[\"'`]?([^\s\"'`,;]{6,})",
+         r"(?:\s+(?:is:?|was:?|of|to|=|:|->)|(?:[ \t]+[`'\"]?[a-z][a-z0-9'_\-]{0,14}[`'\"]?){1,4}?[ \t]+(?:is:?|was:?|=|:|to|->))?[ \t]+[\"'`]?([^\s\"'`,;]{6,})",
          ("pass", "key", "token", "secret"), 1, "prose"),
+    Rule("credential-use-as", "secret", "a value named as a credential after it: \"use X as the password\", \"with X as the new admin password\", \"set X as the API key\" (up to two words before the name), when X looks like one",
+         r"(?i)\b(?:use|using|with|try|set|enter|type)[ \t]+[\"'`]?([^\s\"'`,;]{6,}?)[\"'`]?[ \t]+as[ \t]+(?:(?:the|a|your|my|our|their)[ \t]+)?(?:[a-z]+[ \t]+){0,2}?"
+         r"(?:password|passphrase|passcode|passwd|pwd|secret|token|api[ _-]?key)\b",
+         ("as the", "as a", "as your", "as my", "as our", "as their", "as pass", "as token", "as secret", "as api"), 1, "prose"),
+    Rule("credential-pair", "secret", "a user name and password given together in prose: \"creds are admin:X\", \"login with admin / X\", \"credentials: bob / X\", \"sign in as root:X\", when X looks like a password (a path, a URL or a plain word stays)",
+         r"(?i)\b(?:creds?|credentials|log[ \t]?in|sign[ \t]?in|logon)\b(?:[ \t]+(?:are|is|were|was|with|as|using))?[ \t]*[:=]?[ \t]*[\"'`]?"
+         r"([A-Za-z0-9_.\-@\\]{1,64})[\"'`]?[ \t]*(?:/|:)[ \t]*[\"'`]?([^\s\"'`,;]{6,})",
+         ("cred", "login", "log in", "sign in", "signin", "logon"), 2, "pair"),
+    Rule("credential-table-cell", "secret", "a password in a Markdown table, in the cell after a credential name (| DB_PASSWORD | X |, | Password | `X` |), when X looks like one: a type, a description or a plain word stays (| password | string | ... |)",
+         r"(?im)^[ \t]*\|[ \t]*(?:\*\*|`)?(" + _STRONG + r")(?:\*\*|`)?[ \t]*\|[ \t]*`?([^|`\s]{3,})`?[ \t]*(?:\||$)",
+         ("|",), 2, "cell"),
     Rule("credential-xml", "secret", "credential-named XML elements and key/value attributes (<password>X</password>, <add key=\"Password\" value=\"X\"/>)",
          r"(?i)(?:<(" + _STRONG + r")>\s*([^<\s][^<\r\n]{2,}?)\s*<|key=\"[^\"]*(?:passw|secret|token|apikey)[^\"]*\"\s+value=\"([^\"]{3,})\")",
          ("<", "value="), (2, 3), "value"),
-    Rule("credential-name-value", "secret", "a value under a credential name in name/value pairs: Kubernetes and Compose env lists (- name: DB_PASSWORD, then value: X), ECS task definitions and Terraform ({\"name\": \"API_TOKEN\", \"value\": \"X\"}); valueFrom (a secretKeyRef) stays",
-         r"(?i)\bname[\"']?[ \t]*[:=][ \t]*[\"']?(" + _STRONG + r")[\"']?[ \t]*(?:,[ \t]*(?:\r?\n[ \t]*)?|\r?\n[ \t]*)"
-         r"[\"']?value[\"']?[ \t]*[:=][ \t]*" + _QUOTED_OR_BARE,
-         ("value",), (2, 3, 4, 5), "value"),
-    Rule("basic-auth-call", "secret", "a password given with its user name in code: auth=(\"user\", \"X\") (requests, httpx), HTTPBasicAuth(\"user\", \"X\"), HTTPDigestAuth, aiohttp.BasicAuth, basic_auth(\"user\", \"X\")",
-         r"(?i)(?:\bauth[ \t]*=[ \t]*\(|\b(?:HTTPBasicAuth|HTTPDigestAuth|BasicAuth|basic_auth)[ \t]*\()[ \t]*[\"']([^\"'\r\n]*)[\"'][ \t]*,[ \t]*"
+    Rule("credential-name-value", "secret", "a value under a credential name in name/value and key/value pairs: Kubernetes and Compose env lists (- name: DB_PASSWORD, then value: X), ECS task definitions and Terraform ({\"name\": \"API_TOKEN\", \"value\": \"X\"}), GitLab CI variables and Helm lists ({\"key\": \"DB_PASSWORD\", \"value\": \"X\"}), and an object under a credential name holding a value, as terraform output -json and Pulumi print it ({\"db_password\": {\"sensitive\": true, \"value\": \"X\"}}); valueFrom (a secretKeyRef) stays",
+         r"(?i)(?:\b(?:name|key)[\"']?[ \t]*[:=][ \t]*[\"']?(" + _STRONG + r")[\"']?[ \t]*(?:,[ \t]*(?:\r?\n[ \t]*)?|\r?\n[ \t]*)[\"']?"
+         r"|\"(" + _STRONG + r")\"[ \t]*:[ \t]*\{[^{}\n]{0,120}?\")"
+         r"value[\"']?[ \t]*[:=][ \t]*" + _QUOTED_OR_BARE,
+         ("value",), (3, 4, 5, 6), "value"),
+    Rule("basic-auth-call", "secret", "a password given with its user name in code: auth=(\"user\", \"X\") (requests, httpx), HTTPBasicAuth(\"user\", \"X\"), HTTPDigestAuth, aiohttp.BasicAuth, basic_auth(\"user\", \"X\"), .NET NetworkCredential(\"user\", \"X\"), Java PasswordAuthentication and UsernamePasswordCredentials, smtplib/ftplib/imaplib .login(\"user\", \"X\"), superagent .auth(\"user\", \"X\"), ldap simple_bind_s(\"dn\", \"X\")",
+         r"(?i)(?:\bauth[ \t]*=[ \t]*\(|\b(?:HTTPBasicAuth|HTTPDigestAuth|BasicAuth|basic_auth|NetworkCredential|PasswordAuthentication"
+         r"|UsernamePasswordCredentials|PasswordCredential)[ \t]*\(|\.(?:login|auth|simple_bind_s|bind_s)[ \t]*\()[ \t]*[\"']([^\"'\r\n]*)[\"'][ \t]*,[ \t]*"
          r"(?:\"([^\"\r\n]{3,})\"|'([^'\r\n]{3,})')",
-         ("auth",), (2, 3), "value"),
+         ("auth", "credential", "login", "bind_s"), (2, 3), "value"),
     Rule("generic-high-entropy", "secret", "long random-looking values assigned to key-like names (key, id, account, auth, salt, cookie, ...); git SHAs, UUIDs, integrity hashes and image digests stay",
          r"(?i)(?:^|[^a-z0-9_])(" + _WEAK + ")" + _ASSIGN + _QUOTED_OR_BARE,
          ("key", "_id", "id", "sid", "account", "auth", "salt", "hash", "cookie"), (2, 3, 4, 5), "entropy"),

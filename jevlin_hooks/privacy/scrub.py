@@ -83,7 +83,8 @@ _PREFILTERED = frozenset((
     "llm-provider-key-2", "lob-gocardless-key", "mailchimp-key", "mailgun-key", "mapbox-token", "newrelic-key",
     "octopus-key", "okta-token", "payment-card", "phone-number", "settlemint-token", "shopify-token",
     "sonarqube-token", "stripe-key", "telegram-bot-token", "twilio-key", "url-credentials", "vault-token",
-    "yandex-token", "credential-name-value", "basic-auth-call",
+    "yandex-token", "credential-name-value", "basic-auth-call", "url-token-user", "config-directive-password",
+    "credential-use-as", "credential-pair", "credential-table-cell",
 ))
 _LOCATED = ("i18n", "phonelabel")  # rules that take their positions from the gate's words
 # One-character keywords ("." ":" "=" "@"): a plain `in` test each (memchr), since the automaton
@@ -186,7 +187,10 @@ _PROSE_CHARS = bytes(b for b in range(256) if b not in b'\t\n\f\r "\'`,;')
 def _value_span(shape: str, data: bytes, s0: int, e0: int) -> tuple[int, int]:
     """The value group of the match [s0, e0), read off the match (see _VALUE_SHAPES)."""
     assert shape == "prose"
-    return s0 + len(data[s0:e0].rstrip(_PROSE_CHARS)), e0
+    s = s0 + len(data[s0:e0].rstrip(_PROSE_CHARS))
+    if data[s] == 0x28 and e0 - s > 2:  # (X): the token in brackets, not the brackets
+        return s + 1, e0 - 1 if data[e0 - 1] == 0x29 else e0
+    return s, e0
 
 
 _PF_READY = threading.Event()
@@ -225,7 +229,7 @@ def wait_prefilter(timeout: float = 10.0) -> bool:
     return _PF is not None
 
 
-_NEEDS_MATCH = ("value", "entropy", "entropy32", "yamlblock", "prose")
+_NEEDS_MATCH = ("value", "entropy", "entropy32", "yamlblock", "prose", "pair")
 _ONE_BYTE = "jevlin-one-byte"
 
 
@@ -356,7 +360,13 @@ LEFT_ALONE = """\
   after a credential word in another language, a host
   and its port (`db-pwdy.corp.example.org:6379`: "pwd" in a host name names no credential), the name of a secret in a store (`secretKey: api-key`), the next key of a JSON
   object (`"kind": "Secret", "data": {`), a flag with no value (`mysql -p dbname` prompts;
-  `-passin env:VAR` names a variable), and counting runs;
+  `-passin env:VAR` names a variable; a Windows flag after `net use` or `net user`,
+  `/persistent:no`, `/add`, and `*`, which prompts), a crypted hash (`rootpw --iscrypted $6$...`),
+  a value in a `.login(...)` call that does not look like a password (`client.login('user', 'pass')`),
+  what a value is used as when the credential's name is followed by another noun (`use sha256 as
+  the key derivation function`), an aside in brackets after `token` (`(whitespace_split=True)`),
+  a URL, a path, an address, a host and port or a time after `login`, `sign in` or `creds`
+  (`login from fe80::1`, `login at 10:30:15`), and counting runs;
 - **names that hold something else**: ids, URLs, paths, sizes, hashes (`client_id`,
   `token_url`, `UserSecretsId`, `keyPath`), public keys and tokens (`public_key`,
   `publishableKey`; a "public" password or secret is still redacted),
@@ -372,7 +382,9 @@ LEFT_ALONE = """\
   wherever it appears, except as data of a Kubernetes `kind: Secret`;
 - **URLs and remotes**: in `scheme://user:password@host/path` only the password goes; the scheme,
   the user name (an account like `postgres` or `app`; it tells which credential leaked), the host
-  and the path stay. `git@github.com:org/repo.git` and `ssh deploy@host` are remotes, not e-mail
+  and the path stay; a user name with no password goes only when it is a random-looking token
+  (`https://TOKEN@github.com/org/repo.git`, as git accepts), and an account name stays
+  (`https://deploy-bot@...`). `git@github.com:org/repo.git` and `ssh deploy@host` are remotes, not e-mail
   addresses;
 - **numbers that are not personal data**: version tuples (`AssemblyVersion("2.1.0.3")`,
   `version 1.2.3.4`, `requests==2.31.0.1`) and network blocks (`10.0.0.0/8`, `192.168.1.0/24`:
@@ -384,7 +396,7 @@ LEFT_ALONE = """\
   `Authorization: Bearer` with nothing after it on the line is left as it is).
 """
 
-_COMMAND_RULES = frozenset(("cli-password", "stdin-password", "htpasswd-password", "credential-flag"))
+_COMMAND_RULES = frozenset(("cli-password", "stdin-password", "htpasswd-password", "credential-flag", "config-directive-password"))
 # values that are data (a YAML or JSON env list) or a quoted literal (auth=("u", "x")): never a reference
 _DATA_RULES = frozenset(("credential-name-value", "basic-auth-call"))
 _STOPWORDS = frozenset("""
@@ -460,6 +472,11 @@ def _placeholder_uncached(value: str, code: bool = True) -> bool:
 _BASE64_BLOB = re.compile(r"^[A-Za-z0-9+/]{40,}={0,2}$")
 
 
+_SCHEMES = frozenset(("http", "https", "ssh", "ftp", "sftp", "git", "file", "s3", "gs"))
+# what may follow the credential's name in "use X as the password ...": the sentence goes on about
+# the secret (for the DB, here, instead), where "use sha256 as the key derivation" names something else
+_AFTER_NAME = re.compile(r"[ \t]*(?:$|[.,;:!?)\r\n]|(?:for|of|on|in|at|to|and|or|here|now|instead|when|while|with|from"
+                         r"|this|that|so|but|if|please|then|until)\b)", re.IGNORECASE)
 _COPULA = re.compile(r"[ \t](?:is|was|to)[ \t]", re.IGNORECASE)
 _CODE_ROOTS = frozenset("""
 settings config cfg conf configuration env environ os process self this ctx context app secrets vault params
@@ -536,12 +553,25 @@ def _pem64_private(value: str) -> bool:
     return b"PRIVATE KEY" in head
 
 
-def _in_url(text: str, start: int) -> bool:
-    """Whether ``start`` is inside the scheme://... of a URL (in the same word)."""
+def _url_start(text: str, start: int) -> int:
+    """Where the scheme://... holding ``start`` (in the same word) begins its authority, or -1."""
     i = start
     while i > 0 and start - i < 256 and not text[i - 1].isspace() and text[i - 1] not in "\"'<>(`":
         i -= 1
-    return "://" in text[i:start]
+    k = text.rfind("://", i, start)
+    return k + 3 if k >= 0 else -1
+
+
+def _in_url(text: str, start: int) -> bool:
+    """Whether ``start`` is inside the scheme://... of a URL (in the same word)."""
+    return _url_start(text, start) >= 0
+
+
+def _in_userinfo(text: str, start: int) -> bool:
+    """Whether ``start`` is in a URL's user:password part (before any / ? # of its path or query):
+    jdbc:mysql://db/shop?user=root&password=X@Y is a query's password, which holds an @."""
+    k = _url_start(text, start)
+    return k >= 0 and not any(c in "/?#" for c in text[k:start])
 
 
 def _data_assignment(m: Any, text: str, start: int, end: int) -> bool:
@@ -558,6 +588,8 @@ def _data_assignment(m: Any, text: str, start: int, end: int) -> bool:
     return sep == "=" and (text.startswith(";", end) or _NEXT_PAIR.match(text, end) is not None)
 
 
+_NAME_THEN_EQUALS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_KEYWORD_ARGUMENT = re.compile(r"[a-z_][a-z0-9_]*=[A-Za-z0-9_.\-]*")
 _PORT = re.compile(r"\d{1,5}(?:/|$)")
 _DATA_SEPARATORS = frozenset(("=", '="', "='", ": ", ': "', ": '"))
 _NEXT_PAIR = re.compile(r"[ \t]+[A-Za-z_]+=")
@@ -783,6 +815,7 @@ _PUBLIC_RANDOM_KEYS = ("iv", "tag", "mac", "nonce", "data", "signature", "etag",
 _ANTI_FORGERY_WORDS = ("csrf", "xsrf", "authenticity")
 _PUBLIC_NAME_WORDS = ("public", "publishable", "pubkey")
 _SECRET_WORDS = ("pass", "pwd", "secret", "cred", "private")
+_SECRET_NAME_WORDS = ("pass", "pwd", "secret", "token", "cred", "private", "api_key", "apikey", "api-key", "access_key")
 _CREDENTIAL_WORDS = ("pass", "pwd", "secret", "token", "cred", "bearer", "jwt", "auth", "sig", "salt", "cookie", "account")
 
 
@@ -845,13 +878,23 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
     if kind == "value":
         if end < len(text) and text[end] == "(":
             return False  # get_token(): a call, not a value
-        if "@" in value and _in_url(text, start):
+        if "@" in value and _in_userinfo(text, start):
             return False  # https://x-access-token:PASS@host: url-credentials takes the password alone
-        if m is not None and rule.name in ("credential-assignment", "credential-xml", "credential-name-value") and m.group(1) \
-                and not _key_ok(m.group(1)):
+        if rule.name == "basic-auth-call" and m is not None and text.startswith(".", m.start()) and not _password_like(value):
+            return False  # client.login('user', 'pass'): a method named login says less than HTTPBasicAuth
+        if value.startswith("/") and rule.name == "cli-password" or value.startswith("--") and rule.name == "config-directive-password":
+            return False  # net use ... /persistent:no, net user bob /add: a Windows flag; rootpw --iscrypted HASH
+        key = m.group(1) or (m.group(2) if rule.name == "credential-name-value" else None) if m is not None else None
+        if key and rule.name in ("credential-assignment", "credential-xml", "credential-name-value") and not _key_ok(key):
             return False
+        if rule.name == "credential-name-value" and m is not None and text[m.start():m.start() + 3].lower() == "key" \
+                and not any(w in (key or "").lower() for w in _SECRET_NAME_WORDS):
+            return False  # Key: TagKey / Value: TagValue (AWS tags): under key/value only a credential's name counts
         if m is not None and rule.name == "credential-assignment" and " " in (m.group(4) or ""):
             return False  # KEY=`some command`: command substitution, not a value
+        if m is not None and rule.name == "credential-assignment" and m.group(5) and text[end:end + 1] in "\"'" \
+                and _NAME_THEN_EQUALS.fullmatch(value) and text[m.end(1):start].rstrip().endswith(","):
+            return False  # Key="mykey",Value="v": the next pair's name, not this key's value
         if m is not None and rule.name == "credential-assignment" and _PORT.match(value) and m.group(1) \
                 and text.startswith(":", m.end(1)) and _hostlike(m.group(1).lower()):
             return False  # db-pwdy.corp.example.org:6379: a host and its port ("pwd" in a host name)
@@ -887,6 +930,9 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         return not _placeholder(cred) and not cred.startswith(("$", "{", "..."))
     if kind == "prose":
         v = value.rstrip(".:!?)")
+        if rule.name == "credential-use-as" and m is not None and (
+                _VERSIONISH.match(v) or not _AFTER_NAME.match(text, m.end(0))):
+            return False  # use sha256 as the key derivation function, use v2.3.1 as the token format: not the secret
         # after is/was/to, prose names code by its object (the key is settings.OPENAI_KEY): any
         # other dotted value there is a password (caqpk.oa15); after = or : it may be code
         code = "." in v and (m is None or v.split(".", 1)[0].lower() in _CODE_ROOTS
@@ -897,7 +943,27 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
             return False  # .../oauth/token region=eu-west-1: the end of a path, not prose
         if m is not None and not _NOT_THE_SECRET.isdisjoint(_LETTER_RUNS.findall(text[m.start():start].lower())):
             return False  # the secret's name, ARN, lifetime or header is X: about the secret, not it
+        if m is not None and rule.name == "credential-in-prose":
+            words = text[m.start():start].lower().split()
+            if len(words) == 2 and words[1] == "to" and not words[0].startswith("pass"):
+                return False  # "replicates a secret to eu-west-3": only a password is set to a value
+        if start > 0 and text[start - 1] == "(" and (_KEYWORD_ARGUMENT.fullmatch(v) or not any(map(str.isdigit, v))):
+            return False  # "one token (whitespace_split=True)": an aside, where a token in brackets has digits
         return _password_like(v)
+    if kind == "userinfo":
+        # https://TOKEN@github.com: git takes a token as the user name; an account (git, deploy-bot) stays
+        return (_random_looking_cached(value) or len(value) >= 32 and _HEX_BODY.fullmatch(value) is not None) and _shaped(value)
+    if kind == "cell":
+        # | password | string | The user's password |: a type or a description, not the password
+        return _password_like(value) and value.lower() not in _STOPWORDS and not _placeholder(value, code=False)
+    if kind == "pair":
+        v = value.rstrip(".:!?)")
+        user = (m.group(1) or "") if m is not None else ""
+        if v.startswith(("/", ":")) or "://" in v or v.count("/") >= 2 or len(user) == 1 or user.lower() in _SCHEMES:
+            return False  # login at https://host/login, credentials: C:/Users/..., login from fe80::1: a URL, a path, an address
+        if user.replace(".", "").isdigit() or _hostlike(user.lower()):
+            return False  # login at 10:30:15.12Z, login 10.0.0.5:2222/tcp, sign in to example.com:8443: a time, a host and port
+        return _password_like(v) and v.lower() != user.lower() and not _placeholder(v, code=False)
     if kind == "slack":
         # Slack's numeric parts are team, user and bot ids (6 to 13 digits in every token seen);
         # a one-digit version may lead. xoxp-1234-1234-1234-... is a made-up shape.
