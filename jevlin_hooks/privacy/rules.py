@@ -32,7 +32,10 @@ _STRONG = (
     r"[a-z0-9_.\-]*(?:passw(?:or)?d|passphrase|\bpwd|secret|token|api[_.\-]?key|apikey|access[_.\-]?key"
     r"|auth[_.\-]?key|private[_.\-]?key|client[_.\-]?secret|credentials?|session[_.\-]?key|signing[_.\-]?key"
     r"|encryption[_.\-]?key|master[_.\-]?key|license[_.\-]?key|app[_.\-]?key|secret[_.\-]?key|bearer|jwt"
-    r"|auth[_.\-]?token|pat|_sig|creds|passcode)[a-z0-9_.\-]*|[a-z0-9_.\-]*[a-z0-9][_.\-]?key"
+    r"|auth[_.\-]?token|creds|passcode)[a-z0-9_.\-]*|[a-z0-9_.\-]*[a-z0-9][_.\-]?key"
+    # a personal access token (GITHUB_PAT, pat_token) and a signature (url_sig) only as a part of the
+    # name of their own: path, pattern, capath, dispatch, __darwin_sigset_t hold the letters
+    r"|[a-z0-9_.\-]*(?:pat|_sig)(?:[_.\-][a-z0-9_.\-]*)?"
     # DB_PASS, SMTP_PASS, MYSQL_PWD, LDAP_BIND_PW, REDIS_PASSWD: the short forms only at the end;
     # pass and pw alone (user: bob / pass: X) where the value looks like a password (scrub.py)
     r"|[a-z0-9_.\-]*[a-z0-9][_.\-](?:pass|pwd|pw|passwd|passphrase)|pass|pw"

@@ -585,11 +585,39 @@ def _data_assignment(m: Any, text: str, start: int, end: int) -> bool:
         return True  # (os.environ["DB_PASSWORD"] = "x.y": a string literal put in a mapping)
     if sep == ": " and name.istitle() and name.isalpha() and text[end:end + 1] in ("", "\n", "\r"):
         return True  # Password: ysuI25.XF0 alone on its line: a label (a Go field is Password: cfg.DBPass, with its comma)
+    if sep == ": " and text[end:end + 1] in ("", "\n", "\r") and _random_enough(text[start:end]) \
+            and _in_yaml_block(text, m.start(1), end):
+        return True  # user: etl / pass: nxZly5.wC5 / host: db: YAML, which refers to nothing (code has its commas)
     return sep == "=" and (text.startswith(";", end) or _NEXT_PAIR.match(text, end) is not None)
 
 
+_YAML_PAIR = re.compile(r"[ \t]*(?:- )?[A-Za-z_][\w.\-]*:(?:[ \t]+[^\s#][^\r\n]*)?\r?")
+
+
+def _random_enough(v: str) -> bool:
+    """Digits and both cases, under no code root: nxZly5.wC5, not a type annotation in a class body
+    (password: models.CharField, token: np.int64) nor settings.AWS_KEY2."""
+    return (any(map(str.isdigit, v)) and not v.islower() and not v.isupper()
+            and v.split(".", 1)[0].lower() not in _CODE_ROOTS)
+
+
+def _in_yaml_block(text: str, key_start: int, end: int) -> bool:
+    """Whether the line holding the key at ``key_start`` (which starts the line) sits among YAML
+    lines: the line before or after is `key:` or `key: value` that ends in no comma, brace,
+    bracket or semicolon (an object literal in code has its commas between the lines)."""
+    ls = text.rfind("\n", 0, key_start) + 1
+    if text[ls:key_start].strip(" \t-"):
+        return False
+    neighbours = [text[text.rfind("\n", 0, ls - 1) + 1:ls - 1]] if ls else []
+    if end < len(text):
+        stop = text.find("\n", end + 1)
+        neighbours.append(text[end + 1:stop if stop >= 0 else len(text)])
+    return any(_YAML_PAIR.fullmatch(line) is not None and not line.rstrip().endswith((",", "{", "(", "[", ";"))
+               for line in neighbours)
+
+
 _NAME_THEN_EQUALS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_KEYWORD_ARGUMENT = re.compile(r"[a-z_][a-z0-9_]*=[A-Za-z0-9_.\-]*")
+_KEYWORD_ARGUMENT = re.compile(r"[a-z_][a-z0-9_]*=(?:[a-z0-9_.\-]*|True|False|None)")
 _PORT = re.compile(r"\d{1,5}(?:/|$)")
 _DATA_SEPARATORS = frozenset(("=", '="', "='", ": ", ': "', ": '"))
 _NEXT_PAIR = re.compile(r"[ \t]+[A-Za-z_]+=")
@@ -1025,8 +1053,9 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
         return not _SSH_BEFORE.search(text, max(0, start - 120), start)
     if kind == "aws40":
         # one real key in 900 has no digit (40 of 64 characters): then its letters are cased at
-        # random, where a long CamelCase name has one capital a word
-        return ((any(map(str.isdigit, value)) or _random_case(value) or _few_vowels(value)) and any(map(str.isupper, value))
+        # random, where a long CamelCase name has one capital a word, or it holds a + (no name or
+        # path does: c+qAHEdgavv/IAE/LrHZ..., vowels and all)
+        return ((any(map(str.isdigit, value)) or "+" in value or _random_case(value) or _few_vowels(value)) and any(map(str.isupper, value))
                 and any(map(str.islower, value)) and _entropy(value) >= 4.0 and not looks_fake(value))
     if kind == "pem64":
         return _pem64_private(value)
@@ -1537,14 +1566,15 @@ _DIGIT_SWITCH = re.compile(r"(?<=[0-9])(?=[a-z])|(?<=[a-z])(?=[0-9])")
 def _hostlike(tok: str) -> bool:
     """A host name: its last label a top-level domain or an internal suffix. Under a country code,
     one label switching between letters and digits three times or more is a password with a dot
-    (4ui2wqp.ls), not a name (api2.example.de, k8s.io)."""
+    (4ui2wqp.ls, io1f58o1.gg), not a name (api2.example.de, k8s.io)."""
     m = _HOSTLIKE.match(tok)
     if m is None:
         return False
     tld = m.group(1)
+    random_label = tok.count(".") == 1 and len(_DIGIT_SWITCH.findall(tok)) >= 3
     if tld in _HOST_SUFFIXES:
-        return True
-    return tld in _COUNTRY_TLDS and not (tok.count(".") == 1 and len(_DIGIT_SWITCH.findall(tok)) >= 3)
+        return not (len(tld) == 2 and random_label)  # io1f58o1.gg: a country code all the same
+    return tld in _COUNTRY_TLDS and not random_label
 
 
 # What a version's local part (after +) is made of: 1.2-3+deb12u1, 2.1.0+cpu, 2.0.1+cu118,
