@@ -371,9 +371,11 @@ def test_a_host_and_its_port_are_no_key_and_value():
 def test_a_random_hex_body_with_few_bits_is_still_random():
     """32 random hex digits carry 3.6 bits a character on average, under 3.0 about once in
     200,000 (seeds 18000-18199); patterns and placeholders stay below even the lower floor."""
-    tok = "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"
-    assert_gone(f"They pasted {tok} in the issue by mistake", tok)
-    for fake in ("shpat_" + "deadbeef" * 4, "shpat_" + "0" * 31 + "1", "shpat_" + "0123456789abcdef" * 2, "shpat_" + "ab" * 16):
+    # (and a Databricks token, seed 22031, whose prefix has no separator and whose tail holds 6 digits)
+    for tok in ("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", "dapi1a89e24232cc3366fae6733eaf336aef"):
+        assert_gone(f"They pasted {tok} in the issue by mistake", tok)
+    for fake in ("shpat_" + "deadbeef" * 4, "shpat_" + "0" * 31 + "1", "shpat_" + "0123456789abcdef" * 2, "shpat_" + "ab" * 16,
+                 "dapi" + "deadbeef" * 4, "dapi" + "0" * 31 + "1", "dapi" + "ab" * 16):
         assert scrub.scrub(f"They pasted {fake} in the issue")[0] == f"They pasted {fake} in the issue", fake
 
 
@@ -662,6 +664,10 @@ def test_prose_that_names_the_credential_after_the_value_or_gives_a_pair():
         v = password(symbols="")
         clean = assert_gone(form.format(v=v), v)
         assert ")" in clean or ")" not in form, clean  # the bracket around a token stays
+    # a dotted value named as the password after it is the value, unless a code object's (settings.DB_PASS);
+    # the one a sweep drew (seed 2031: random, no one's)
+    assert_gone("Use lKgfo12.olsj as the password for staging", "lKgfo12.olsj")
+    assert scrub.scrub("use settings.DB_PASS2 as the password")[0] == "use settings.DB_PASS2 as the password"
     for v in ("V2" + rand(ALNUM, 13) + "=" + rand(string.ascii_lowercase, 2), rand(ALNUM, 5) + "_7" + rand(ALNUM, 6) + "!=M",
               "u=oV9" + rand(ALNUM, 5)):
         # an = in a token is no keyword argument (max_len=512)
@@ -702,11 +708,13 @@ def test_dotted_passwords_in_yaml_blocks_and_under_popular_two_letter_suffixes()
     # nothing, so a dotted value there is the value; a random label under .gg is no host
     for text, v in (("user: ci-bot\npass: OykcQD6.HHc1\nhost: ledger-lcx1.prod.example.net\n", "OykcQD6.HHc1"),
                     ("db:\n  user: etl\n  pass: Got6.enDv5\n", "Got6.enDv5"),
-                    ("la password è io1f58o1.gg\n(server mq-hhh0.prod.example.net)", "io1f58o1.gg")):
+                    ("la password è io1f58o1.gg\n(server mq-hhh0.prod.example.net)", "io1f58o1.gg"),
+                    # the case switching at every other letter (seed 26171), where a name switches once a word
+                    ('The user wrote: "Password: =fIpR82.ByXg0". The host is search-s8zi.internal.', "fIpR82.ByXg0")):
         assert_gone(text, v)
     for text in ("auth: {\n  user: cfg.user,\n  pass: cfg.smtpPass2\n}\n", "const o = {\n  pass: cfg.smtpPass2\n};\n",
                  "class Settings(BaseSettings):\n    user: str\n    db_password: models.CharField\n    token: np.int64\n",
-                 "see k8s.io, h2o.ai and api2.example.de"):
+                 "see k8s.io, h2o.ai and api2.example.de", 'Password: "OAuthToken.Value2"', "password = cfg.smtpPass2"):
         assert scrub.scrub(text)[0] == text, scrub.scrub(text)
 
 

@@ -182,6 +182,19 @@ def cmd_password(g: Gen) -> Row:
         (f'os.environ["DB_PASSWORD"] = "{pw}"', pw),
         (f'resp = requests.get(url, auth=("{u}", "{pw}"), timeout=10)', pw),
         (f"user: {u}\npass: {pw}\nhost: {h}", pw),
+        # Windows, PowerShell, HTTPie, lftp, server config directives, code calls, a query's password
+        (f"net use Z: \\\\{h}\\share /user:CORP\\{u} {pw.lstrip('/')}", pw.lstrip("/")),
+        (f"net user {u} {pw.lstrip('/')} /add", pw.lstrip("/")),
+        (f"setx DB_PASSWORD {pw}", pw),
+        (f"$sec = ConvertTo-SecureString '{qpw}' -AsPlainText -Force", qpw),
+        (f"http -a {u}:{pw} POST https://{h}/login", pw),
+        (f"lftp -u {u},{pw} sftp://{h}", pw),
+        (f"requirepass {pw.lstrip('-')}", pw.lstrip("-")),
+        (f"redis-cli -h {h} CONFIG SET masterauth {pw.lstrip('-')}", pw.lstrip("-")),
+        (f'new NetworkCredential("{u}", "{pw}")', pw),
+        (f'smtp.login("{u}@example.com", "{pw}")', pw),
+        (f"jdbc:mysql://{h}:3306/{db}?user={u}&password={pw}&useSSL=false", pw),
+        (f'ENV["DB_PASSWORD"] ||= "{pw}"', pw),
     ]
     cmd, secret = g.pick(forms)
     return Row("cmd-password", wrap(g, f"```\n{cmd}\n```" if g.r.random() < 0.5 else f"`{cmd}`"), [secret], decoys=[h])
@@ -298,7 +311,9 @@ I18N = [
     ("ko", ["비밀번호는 {v}입니다", "비밀번호: {v}", "API 키: {v}", "암호는 {v} 입니다", "토큰: {v}"]),
     # English narration with words between the name and the value
     ("en", ["the passphrase for the deploy key is {v}", "the user's password was reset to {v} yesterday",
-            "the password I set for staging is {v}", "The secret is `{v}`", "the token for the CI bot is {v}"]),
+            "the password I set for staging is {v}", "The secret is `{v}`", "the token for the CI bot is {v}",
+            "I set the admin password to {v}", "Use {v} as the password for staging", "login with admin / {v}",
+            "creds are deploy:{v}", "their token ({v}) has expired"]),
 ]
 
 
@@ -502,6 +517,7 @@ def leave_alone(g: Gen) -> Row:
     digest = "sha256:" + g.s(HEX, 64)
     pw = g.password(symbols="-_.~")
     raw = g.password(symbols="@#%!")  # typed into a URL as it is, @ and all
+    tok = g.s(ALNUM, 32)  # a token given as the URL's user name
     u = g.user()
     n = g.r.randint(2, 9)
     forms: list[tuple[str, list[str], list[str]]] = [
@@ -532,6 +548,13 @@ def leave_alone(g: Gen) -> Row:
         (f"2026-11-30T10:{g.r.randint(10, 59)}:{g.r.randint(10, 59)}Z worker-{g.r.randint(1, 9)} took {g.r.randint(100, 999)}ms",
          [], ["2026-11-30T10:"]),
         (f"package-lock integrity sha512-{g.s(B64, 86)}==", [], []),
+        (f"git clone https://{tok}@github.com/{repo}.git", [tok], [f"@github.com/{repo}.git"]),
+        (f"git clone https://deploy-bot-{n}@github.com/{repo}.git", [], [f"deploy-bot-{n}@github.com"]),
+        (f"net use Z: \\\\{h}\\share /user:CORP\\{u} /persistent:no", [], ["/persistent:no", h]),
+        ("use sha256 as the key derivation function, then smtp.login(user, password)", [],
+         ["sha256", "smtp.login(user, password)"]),
+        (f'{{"path": "/v{n}/items", "pattern": "^[a-z0-9-]+$", "dispatch": "queue"}} and ctx.load_verify_locations(capath=CAPATH)',
+         [], [f'"/v{n}/items"', '"^[a-z0-9-]+$"', '"queue"', "capath=CAPATH"]),
     ]
     text, secrets, decoys = g.pick(forms)
     return Row("leave-alone", wrap(g, text), secrets, decoys=decoys)

@@ -349,11 +349,12 @@ LEFT_ALONE = """\
   (`self.api_key`, a quoted `x = y`, though not after a password flag or in an upper-case shell
   assignment, where `-p'd0~ = c*7w'` is a password; but a dotted value with digits inside its words, like a
   kubeadm token or `Qb9sM6.ET3`, or a part in mixed case with digits and almost no vowels, like
-  `ko.bkSjv23`, or cased at random, like `eC900.JLgIZoWPW`, is a value, and so is any dotted value where nothing refers to a
+  `ko.bkSjv23`, or cased at random, like `eC900.JLgIZoWPW` and `fIpR82.ByXg0`, is a value, and so is any dotted value where nothing refers to a
   variable: after a password flag, `-p ti.KsPc75_Y` or `--password x.Y1`, in `user:password`,
   assigned to an upper-case name in a shell, `.env` or YAML env line, `DB_PASS=x.Y1`, or in a
   connection string, `Password=x.Y1;` or `password=x.Y1 dbname=app`, or as a label's value
-  alone on its line, `Password: x.Y1`), a host name (ending in a top-level domain, a
+  alone on its line, `Password: x.Y1`, or with digits and both cases alone on its line among YAML
+  lines, `user: etl` / `pass: nxZly5.wC5`, or after "use" and before "as the password"), a host name (ending in a top-level domain, a
   country code or an internal suffix: `db-1.internal`, `cache.svc.cluster.local`; not one random
   label under a country code, `4ui2wqp.ls`), a version (`1.2-3+deb12u1`, `2.1.0+cu118`; not one with
   random letters after its `+`, `1.06+wbxali`) and the rest of a compound word (`Passwort-Manager`)
@@ -628,6 +629,9 @@ def _random_dotted(v: str) -> bool:
     password with a dot). X25519.KeyPair, kVK_Return.u16, jetbrains.mps.v8_elimination are code."""
     if sum(map(str.isdigit, v)) < 2:
         return False
+    letters, _ = _vowels(v)
+    if letters >= 6 and 2 * _case_switches(v.replace(".", "")) >= letters:
+        return True  # fIpR82.ByXg0: the case switches at every other letter, where a name switches once a word
     for p in v.split("."):
         if _DIGIT_LETTER.search(p):
             return True
@@ -722,7 +726,8 @@ def _shaped(body: str) -> bool:
     # still holds more than a repeated pattern's handful of characters; and a random hex body has
     # 4 bits a character at most, 2.98 in one 32-digit Shopify token in 200,000 (3bfe8835fff5...)
     # (its tail may hold only 6 of the 16 digits: ...6111d677eedd773d13d, an OpenRouter key)
-    hexa = _HEX_BODY.fullmatch(body.rsplit("-", 1)[-1]) is not None  # sk-or-v1-<64 hex>
+    # sk-or-v1-<64 hex>; dapi<32 hex>, whose prefix has no separator: the tail is hex all the same
+    hexa = _HEX_BODY.fullmatch(body.rsplit("-", 1)[-1]) is not None or _HEX_BODY.fullmatch(tail) is not None
     return (not _has_run(body, 10) and _entropy(body) >= (2.7 if hexa else 3.0)
             and (_entropy(tail) >= 2.5 or len(set(tail)) >= (6 if hexa else 7)))
 
@@ -963,8 +968,9 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
             return False  # use sha256 as the key derivation function, use v2.3.1 as the token format: not the secret
         # after is/was/to, prose names code by its object (the key is settings.OPENAI_KEY): any
         # other dotted value there is a password (caqpk.oa15); after = or : it may be code
+        # (and in "use X as the password", as after is/was/to)
         code = "." in v and (m is None or v.split(".", 1)[0].lower() in _CODE_ROOTS
-                             or _COPULA.search(text, m.start(), start) is None)
+                             or rule.name != "credential-use-as" and _COPULA.search(text, m.start(), start) is None)
         if _placeholder(v, code=code) or v.lower() in _STOPWORDS or _SNAKE.match(v) or "/" in v:
             return False
         if m is not None and m.start() > 0 and text[m.start() - 1] in "/\\":
