@@ -7,9 +7,9 @@ bench/agent_text learns a form once a probe finds it missed, so its recall says 
 nobody thought of; this file is where they are thought of. Each line is a form (``@@`` is where the
 value goes) and the kind of value: a password (letters, digits, symbols), a random token, a phone
 number, an SSN. A form counts as missed for a seed when the value, or any 8-character piece of
-it, is left in the output. ``--tree`` scrubs with another checkout's scrubber (git archive of an
-older commit), to compare two trees on the same lines. A few forms are expected misses and say
-so (LEFT); their reasons are in the README.
+it, is left in the output (bench/scrub_eval.py's test, as for the generated rows). ``--tree``
+scrubs with another checkout's scrubber (git archive of an older commit), to compare two trees on
+the same lines. A few forms are expected misses (LEFT), each with its reason beside it.
 """
 
 from __future__ import annotations
@@ -370,10 +370,6 @@ def value(kind: str, r: random.Random) -> str:
     raise ValueError(kind)
 
 
-def left_in(v: str, out: str) -> bool:
-    return any(v[i:i + 8] in out for i in range(max(1, len(v) - 7))) if len(v) >= 8 else v in out
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=3)
@@ -382,13 +378,16 @@ def main() -> None:
     sys.path.insert(0, os.path.abspath(args.tree) if args.tree else ROOT)
     from jevlin_hooks.privacy import scrub
 
+    sys.path.insert(0, ROOT)  # this checkout's bench/, whichever scrubber was imported above
+    from bench.scrub_eval import left_of
+
     missed: collections.Counter[str] = collections.Counter()
     for seed in range(1, args.seeds + 1):
         r = random.Random(seed)
         for form, kind in FORMS:
             v = value(kind, r)
             text = form.replace("@@", v)
-            if left_in(v, scrub.scrub(text)[0]):
+            if left_of(v, scrub.scrub(text)[0]):
                 missed[form] += 1
     print(f"scrubber: {os.path.dirname(os.path.dirname(os.path.dirname(scrub.__file__)))}; {len(FORMS)} forms x {args.seeds} seeds")
     for form, n in missed.most_common():

@@ -183,8 +183,8 @@ def cmd_password(g: Gen) -> Row:
         (f'resp = requests.get(url, auth=("{u}", "{pw}"), timeout=10)', pw),
         (f"user: {u}\npass: {pw}\nhost: {h}", pw),
         # Windows, PowerShell, HTTPie, lftp, server config directives, code calls, a query's password
-        (f"net use Z: \\\\{h}\\share /user:CORP\\{u} {pw.lstrip('/')}", pw.lstrip("/")),
-        (f"net user {u} {pw.lstrip('/')} /add", pw.lstrip("/")),
+        (f"net use Z: \\\\{h}\\share /user:CORP\\{u} {pw}", pw),
+        (f"net user {u} {pw} /add", pw),
         (f"setx DB_PASSWORD {pw}", pw),
         (f"$sec = ConvertTo-SecureString '{qpw}' -AsPlainText -Force", qpw),
         (f"http -a {u}:{pw} POST https://{h}/login", pw),

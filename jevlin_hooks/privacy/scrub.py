@@ -584,11 +584,11 @@ def _data_assignment(m: Any, text: str, start: int, end: int) -> bool:
     sep = text[m.end(1):start]
     if name.isupper() and sep in _DATA_SEPARATORS or sep.startswith(('"]', "']")) and sep[-1:] in "\"'":
         return True  # (os.environ["DB_PASSWORD"] = "x.y": a string literal put in a mapping)
-    if sep == ": " and name.istitle() and name.isalpha() and text[end:end + 1] in ("", "\n", "\r"):
-        return True  # Password: ysuI25.XF0 alone on its line: a label (a Go field is Password: cfg.DBPass, with its comma)
-    if sep == ": " and text[end:end + 1] in ("", "\n", "\r") and _random_enough(text[start:end]) \
-            and _in_yaml_block(text, m.start(1), end):
-        return True  # user: etl / pass: nxZly5.wC5 / host: db: YAML, which refers to nothing (code has its commas)
+    if sep == ": " and text[end:end + 1] in ("", "\n", "\r"):  # the value ends its line
+        if name.istitle() and name.isalpha():
+            return True  # Password: ysuI25.XF0: a label (a Go field is Password: cfg.DBPass, with its comma)
+        if _random_enough(text[start:end]) and _in_yaml_block(text, m.start(1), end):
+            return True  # user: etl / pass: nxZly5.wC5 / host: db: YAML, which refers to nothing (code has its commas)
     return sep == "=" and (text.startswith(";", end) or _NEXT_PAIR.match(text, end) is not None)
 
 
@@ -917,7 +917,7 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
             return False  # client.login('user', 'pass'): a method named login says less than HTTPBasicAuth
         if value.startswith("/") and rule.name == "cli-password" or value.startswith("--") and rule.name == "config-directive-password":
             return False  # net use ... /persistent:no, net user bob /add: a Windows flag; rootpw --iscrypted HASH
-        key = m.group(1) or (m.group(2) if rule.name == "credential-name-value" else None) if m is not None else None
+        key = (m.group(1) or (m.group(2) if rule.name == "credential-name-value" else None)) if m is not None else None
         if key and rule.name in ("credential-assignment", "credential-xml", "credential-name-value") and not _key_ok(key):
             return False
         if rule.name == "credential-name-value" and m is not None and text[m.start():m.start() + 3].lower() == "key" \
