@@ -68,10 +68,12 @@ class Prefilter:
     """Two block-mode databases: keywords over the lower-cased text's UTF-8, patterns over the
     one-byte view."""
 
-    def __init__(self, words: Any, patterns: Any, pattern_ids: frozenset[int], located: frozenset[int]) -> None:
+    def __init__(self, words: Any, patterns: Any, pattern_ids: frozenset[int], located: frozenset[int],
+                 anchors: dict[int, int]) -> None:
         self._words, self._patterns = words, patterns
         self.pattern_ids = pattern_ids  # the patterns the prefilter answers for
         self._located = located
+        self._anchor_lengths = anchors  # word index -> its length in bytes (all ASCII)
         self._local = threading.local()  # a scratch space is for one scan at a time: one per thread
 
     def _scratch(self) -> tuple[Any, Any]:
@@ -98,16 +100,26 @@ class Prefilter:
 
     def possible(self, view: bytes) -> set[int]:
         """The patterns (of pattern_ids) that may match ``view``."""
-        found: set[int] = set()
-        if self._patterns is None:
-            return found
-        add = found.add
+        return self.scan(view)[0]
 
-        def on_match(i: int, _from: int, _to: int, _flags: int, _ctx: object) -> None:
-            add(i)
+    def scan(self, view: bytes) -> tuple[set[int], list[tuple[int, int, int]]]:
+        """The patterns (of pattern_ids) that may match ``view``, and every occurrence of an
+        anchor word, ASCII case aside, as (word index, start, end) offsets in ``view``."""
+        found: set[int] = set()
+        where: list[tuple[int, int, int]] = []
+        if self._patterns is None:
+            return found, where
+        add, append, lengths = found.add, where.append, self._anchor_lengths
+
+        def on_match(i: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
+            if i >= _ANCHOR_IDS:
+                k = i - _ANCHOR_IDS
+                append((k, to - lengths[k], to))
+            else:
+                add(i)
 
         self._patterns.scan(view, match_event_handler=on_match, scratch=self._scratch()[1])
-        return found
+        return found, where
 
 
 class Ends:
@@ -159,23 +171,33 @@ def build_ends(patterns: list[tuple[int, str]]) -> Ends | None:
     return Ends(db)
 
 
-def build(words: list[str], located: Iterable[int], patterns: list[tuple[int, str]]) -> Prefilter | None:
+# In the pattern database, anchor word k (scrub.py's windows) has id _ANCHOR_IDS + k: above
+# every pattern id, so one scan tells both.
+_ANCHOR_IDS = 1 << 20
+
+
+def build(words: list[str], located: Iterable[int], patterns: list[tuple[int, str]],
+          anchors: list[tuple[int, str]] | None = None) -> Prefilter | None:
     """Both databases, from the cache or compiled (then cached); None where Hyperscan is missing
-    or refuses the keywords."""
+    or refuses the keywords. ``anchors`` (word index, ASCII word) are looked for in the pattern
+    database's scan too, caseless, every occurrence reported."""
     if hyperscan is None:
         return None
     loc = sorted(set(located))
-    key = _cache_key(words, loc, patterns)
+    anchors = sorted(anchors or [])
+    assert all(w.isascii() and k < _ANCHOR_IDS for k, w in anchors) and all(i < _ANCHOR_IDS for i, _ in patterns)
+    key = _cache_key(words, loc, patterns + [(-1, "anchors")] + [(_ANCHOR_IDS + k, w) for k, w in anchors])
     cached = _load(key)
     if cached is not None:
         return cached
-    pf = _build(words, loc, patterns)
+    pf = _build(words, loc, patterns, anchors)
     if pf is not None:
         _store(key, pf)
     return pf
 
 
-def _build(words: list[str], located: Iterable[int], patterns: list[tuple[int, str]]) -> Prefilter | None:
+def _build(words: list[str], located: Iterable[int], patterns: list[tuple[int, str]],
+           anchors: list[tuple[int, str]]) -> Prefilter | None:
     """Compile both databases. A pattern Hyperscan refuses (an anchor inside the pattern) is left
     out of the prefilter: RE2 runs it."""
     try:
@@ -187,21 +209,25 @@ def _build(words: list[str], located: Iterable[int], patterns: list[tuple[int, s
         return None
     flags = hyperscan.HS_FLAG_PREFILTER | hyperscan.HS_FLAG_SINGLEMATCH
     usable = [(pid, hs.encode()) for pid, hs in ((pid, to_hyperscan(p)) for pid, p in patterns) if hs is not None]
-    pdb = _compile(usable, flags)
+    lit = [(_ANCHOR_IDS + k, _literal(w)) for k, w in anchors]
+    pdb = _compile(usable, flags, lit)
     if pdb is None:  # find the patterns it refuses, one by one, and leave them to RE2
-        usable = [(pid, p) for pid, p in usable if _compile([(pid, p)], flags) is not None]
-        pdb = _compile(usable, flags)
+        usable = [(pid, p) for pid, p in usable if _compile([(pid, p)], flags, []) is not None]
+        pdb = _compile(usable, flags, lit)
         if pdb is None:
-            usable = []
-    return Prefilter(wdb, pdb, frozenset(i for i, _ in usable), loc)
+            usable, lit = [], []
+    return Prefilter(wdb, pdb, frozenset(i for i, _ in usable), loc, {k: len(w) for k, w in anchors} if lit else {})
 
 
-def _compile(patterns: list[tuple[int, bytes]], flags: int) -> Any:
-    if not patterns:
+def _compile(patterns: list[tuple[int, bytes]], flags: int, literals: list[tuple[int, bytes]]) -> Any:
+    """The pattern database: ``patterns`` with ``flags``, and ``literals`` caseless, every match."""
+    if not patterns and not literals:
         return None
     db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     try:
-        db.compile(expressions=[p for _, p in patterns], ids=[i for i, _ in patterns], flags=[flags] * len(patterns))
+        db.compile(expressions=[p for _, p in patterns] + [p for _, p in literals],
+                   ids=[i for i, _ in patterns] + [i for i, _ in literals],
+                   flags=[flags] * len(patterns) + [hyperscan.HS_FLAG_CASELESS] * len(literals))
     except hyperscan.error:
         return None
     return db
@@ -209,7 +235,7 @@ def _compile(patterns: list[tuple[int, bytes]], flags: int) -> Any:
 
 # --- the compiled databases, cached ------------------------------------------------------------
 
-_MAGIC = b"jevlin-hooks prefilter 1\n"
+_MAGIC = b"jevlin-hooks prefilter 2\n"
 _LEN = struct.Struct(">Q")
 _CACHE_LIMIT = 64 << 20
 
@@ -267,13 +293,15 @@ def _decode(data: bytes) -> Prefilter | None:
         head = json.loads(parts[0])
         words = hyperscan.loadb(parts[1], hyperscan.HS_MODE_BLOCK)
         pats = hyperscan.loadb(parts[2], hyperscan.HS_MODE_BLOCK) if parts[2] else None
-        return Prefilter(words, pats, frozenset(head["pattern_ids"]), frozenset(head["located"]))
+        anchors = {int(k): int(n) for k, n in head["anchors"].items()}
+        return Prefilter(words, pats, frozenset(head["pattern_ids"]), frozenset(head["located"]), anchors)
     except (struct.error, ValueError, KeyError, TypeError, hyperscan.error):
         return None  # another platform's build, another version: compiled again
 
 
 def _encode(pf: Prefilter) -> bytes:
-    head = json.dumps({"pattern_ids": sorted(pf.pattern_ids), "located": sorted(pf._located)}).encode()
+    head = json.dumps({"pattern_ids": sorted(pf.pattern_ids), "located": sorted(pf._located),
+                       "anchors": {str(k): n for k, n in sorted(pf._anchor_lengths.items())}}).encode()
     blobs = [head, hyperscan.dumpb(pf._words), hyperscan.dumpb(pf._patterns) if pf._patterns is not None else b""]
     body = b"".join(_LEN.pack(len(b)) + b for b in blobs)
     return _MAGIC + hashlib.sha256(body).digest() + body

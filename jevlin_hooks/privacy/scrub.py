@@ -30,7 +30,7 @@ import ahocorasick_rs
 import re2
 from re2 import _re2
 
-from jevlin_hooks.privacy import pii, prefilter
+from jevlin_hooks.privacy import anchored, pii, prefilter
 from jevlin_hooks.privacy.rules import RULES, Rule, pattern_pieces
 
 
@@ -92,6 +92,23 @@ _LOCATED = ("i18n", "phonelabel")  # rules that take their positions from the ga
 _COMMON = frozenset(k for r in RULES for k in r.keywords if k.isascii() and len(k) == 1)
 assert not any(k.isalpha() for k in _COMMON), "a one-letter keyword would need the lower-cased text"
 _COMMON_BYTES = tuple((k, k.encode()) for k in sorted(_COMMON))
+# Rules searched only on the lines that hold one of their keywords (anchored.py tells which can
+# be): rule index -> its patterns' anchors, and gate word index -> the rules it anchors. Left
+# out: rules with a keyword in nearly every agent text (each occurrence costs a Hyperscan report,
+# and the lines would be most of the text): per 32 KiB of bench/scrub_speed.py's mixes, `ac`
+# 140, `id` 88, `key` 50, `s.` 43, `00` 39, `token` 24, `_id` 16, `auth` 15, `account` 7.
+_EVERYWHERE = frozenset(("ac", "id", "_id", "key", "s.", "00", "token", "auth", "account"))
+# Words a match can hold instead of a keyword, where the keyword is only the commonest spelling
+# (`net  use` and `net<TAB>user` hold neither "net use" nor "net user"): windows come from these
+# too, the gate is as it was.
+_EXTRA_ANCHORS = {"cli-password": ("net ", "net\t")}
+_WINDOWED: dict[int, tuple[str, ...]] = {}
+# Rules whose check wants a word in the 64 characters before the value (``near``) and whose matches
+# hold no line break: searched on the lines within those 64 characters after each such word.
+_NEAR_WINDOWED: dict[int, tuple[str, ...]] = {}
+_ANCHOR_RULES: dict[int, tuple[int, ...]] = {}
+_NEAR_RULES: dict[int, tuple[int, ...]] = {}
+_NEAR_REACH = 64  # _near's look-back
 
 
 def compiled() -> list[list[_Compiled]]:
@@ -99,7 +116,8 @@ def compiled() -> list[list[_Compiled]]:
     and the keyword automaton."""
     global _COMPILED, _GATE
     if _COMPILED is None:
-        words = sorted({k for r in RULES for k in r.keywords if k not in _COMMON}, key=lambda w: (-len(w), w))  # one order in every process: the prefilter cache is keyed by it
+        extra = {w for ws in _EXTRA_ANCHORS.values() for w in ws} | {w for r in RULES for w in r.near if w.isascii()}
+        words = sorted({k for r in RULES for k in r.keywords if k not in _COMMON} | extra, key=lambda w: (-len(w), w))  # one order in every process: the prefilter cache is keyed by it
         _GATE_WORDS[:] = words
         _GATE = ahocorasick_rs.AhoCorasick(words, matchkind=ahocorasick_rs.MATCHKIND_STANDARD)
         for i, r in enumerate(RULES):
@@ -124,6 +142,7 @@ def compiled() -> list[list[_Compiled]]:
                 if rx.NumberOfCapturingGroups() and (rx.ProgramSize() >= _COSTLY_GROUPS or value_shape):
                     scan = _re2.RE2(_without_groups(pattern).encode(), _OPTIONS)
                     assert scan.ok() and not scan.NumberOfCapturingGroups(), r.name
+                _PATTERNS[pid] = pattern
                 out[-1].append(_Compiled(r, rx, groups, r.category == "secret", r.check in _NEEDS_MATCH, word_start,
                                          not r.pattern.isascii(), pid, scan.Match if scan else None, value_shape, {}))
                 if r.name in _PREFILTERED and r.pattern.isascii():
@@ -131,16 +150,44 @@ def compiled() -> list[list[_Compiled]]:
                 if r.name in _BY_END:
                     by_end.append((pid, pattern))
                 pid += 1
+        _window_rules(out, words)
         located = {k for r in RULES if r.check in _LOCATED for k in r.keywords}
         assert len(by_end) == len(_BY_END) and all(r.pattern.isascii() for r in RULES if r.name in _BY_END)
         _COMPILED = out
         if prefilter.available():
             # Hyperscan takes 0.2-0.3 s to compile (RE2 all the rules: 0.05 s) and lets other
             # threads run meanwhile: the first texts are scrubbed without it, with the same result.
+            anchors = sorted({(words.index(w), w) for d in (_WINDOWED, _NEAR_WINDOWED) for ws in d.values() for w in ws})
             threading.Thread(target=_build_prefilter, name="jevlin-scrub-prefilter", daemon=True,
                              args=(words, [i for i, w in enumerate(words) if w in located], to_prefilter,
-                                   by_end)).start()
+                                   by_end, anchors)).start()
     return _COMPILED
+
+
+_PATTERNS: dict[int, str] = {}  # each compiled pattern's text, by pid
+
+
+def _window_rules(rules: list[list[_Compiled]], words: list[str]) -> None:
+    """Which rules are searched only on their keywords' lines (see anchored.py), with their anchors."""
+    index = {w: i for i, w in enumerate(words)}
+    by_word: dict[int, list[int]] = {}
+    by_near: dict[int, list[int]] = {}
+    for i, r in enumerate(RULES):
+        if not r.keywords or not r.pattern.isascii() or r.check in _LOCATED or r.name in _BY_END or r.name == "email":
+            continue
+        anchors = tuple(r.keywords) + _EXTRA_ANCHORS.get(r.name, ())
+        if (not any(k in _COMMON or k in _EVERYWHERE or k != k.lower() for k in anchors)
+                and all(anchored.line_anchored(_PATTERNS[c.pid], anchors) for c in rules[i])):
+            _WINDOWED[i] = anchors
+            for w in anchors:
+                by_word.setdefault(index[w], []).append(i)
+        elif (r.near and all(w.isascii() and w == w.lower() and w not in _EVERYWHERE for w in r.near)
+              and all(anchored.within_lines(_PATTERNS[c.pid]) for c in rules[i])):
+            _NEAR_WINDOWED[i] = r.near
+            for w in r.near:
+                by_near.setdefault(index[w], []).append(i)
+    _ANCHOR_RULES.update((k, tuple(v)) for k, v in by_word.items())
+    _NEAR_RULES.update((k, tuple(v)) for k, v in by_near.items())
 
 
 # From this program size on, RE2 takes 3-8 us to work out a match's groups (its bit-state
@@ -197,11 +244,11 @@ _PF_READY = threading.Event()
 
 
 def _build_prefilter(words: list[str], located: list[int], patterns: list[tuple[int, str]],
-                     by_end: list[tuple[int, str]]) -> None:
+                     by_end: list[tuple[int, str]], anchors: list[tuple[int, str]]) -> None:
     global _PF, _ENDS
     try:
         _ENDS = prefilter.build_ends(by_end)
-        _PF = prefilter.build(words, located, patterns)
+        _PF = prefilter.build(words, located, patterns, anchors)
     except Exception:  # noqa: BLE001 - whatever goes wrong, scrubbing goes on without it, unchanged
         _PF = _ENDS = None
     finally:
@@ -1095,7 +1142,7 @@ def _check(rule: Rule, value: str, text: str, start: int, end: int, m: Any = Non
 
 
 def find(text: str, disabled: Iterable[str] = (), joints: bool = True,
-         across: list[int] | None = None) -> list[Finding]:
+         across: list[int] | None = None, windowed: bool = True) -> list[Finding]:
     """Every finding, before merging. With ``joints``, also what a secret split across lines
     becomes once its pieces are put back together (see _rejoined). With ``across`` (sorted
     positions), a match that spans none of them is not checked: the caller drops its findings."""
@@ -1113,7 +1160,7 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True,
         try:
             lower_utf8 = lower.encode("utf-8", "surrogatepass")
             ids, where = pf.keywords(lower_utf8)
-            possible = pf.possible(ascii_view)
+            possible, anchor_hits = pf.scan(ascii_view)
         except prefilter.Error:  # a scan Hyperscan refuses: this text goes the slower way
             pf = possible = None
         else:
@@ -1127,6 +1174,8 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True,
         except UnicodeEncodeError:  # a lone surrogate (from JSON): no keyword holds one
             hits = _GATE.find_matches_as_indexes(_SURROGATE.sub("\x1a", lower), overlapping=True)
         present = {_GATE_WORDS[k] for k, _, _ in hits}
+        # the automaton's positions are the one-byte view's only where lower-casing kept every length
+        anchor_hits = hits if len(lower) == len(text) else []
     present.update(k for k, b in _COMMON_BYTES if b in ascii_view)  # punctuation: the same in text, lower and view
     selected = set(_ALWAYS)
     for k in present:
@@ -1134,6 +1183,10 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True,
     out: list[Finding] = []
     utf8s: list[tuple[bytes, _Offsets]] = []
     ends_db, ends = _ENDS, None
+    # _near reads the lower-cased text: its offsets are the view's, and its words the view's
+    # lower-cased (U+212A KELVIN SIGN lower-cases to k), where lengths stay and no such sign is there
+    near_ok = len(lower) == len(text) and (text.isascii() or "\u212a" not in text)
+    windows = _windows(ascii_view, anchor_hits, selected, near_ok) if windowed else {}
     for i in sorted(selected):
         rule = RULES[i]
         if rule.name in off:
@@ -1159,9 +1212,65 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True,
                 if ends is not None:
                     _run(c, text, lower, ascii_view, utf8s, out, across, (ends.get(c.pid, []), _BY_END[rule.name]))
                     continue
-            _run(c, text, lower, ascii_view, utf8s, out, across)
+            _run(c, text, lower, ascii_view, utf8s, out, across, windows=windows.get(i))
     if joints:
-        out.extend(_rejoined(text, off, ascii_view))
+        out.extend(_rejoined(text, off, ascii_view, windowed))
+    return out
+
+
+def _windows(view: bytes, hits: list[tuple[int, int, int]], selected: set[int],
+             near_ok: bool) -> dict[int, list[tuple[int, int]]]:
+    """For each selected rule searched by lines, where to search, merged where they touch: for
+    a rule of _WINDOWED, the lines that hold one of its anchors, each with the line breaks on
+    either side (every match of the rule lies inside one of them, anchored.py); for one of
+    _NEAR_WINDOWED, the lines that the 64 characters after each of its near words reach (no match
+    elsewhere has its word near enough to count)."""
+    n = len(view)
+    spans: dict[int, list[tuple[int, int]]] = {}
+    line: dict[int, tuple[int, int]] = {}  # hit start -> its line, for words that anchor several rules
+    for k, s, e in hits:
+        rules = _ANCHOR_RULES.get(k)
+        if rules is not None:
+            span = line.get(s)
+            if span is None:
+                b = view.find(b"\n", e)
+                span = line[s] = (max(0, view.rfind(b"\n", 0, s)), n if b < 0 else b + 1)
+            for i in rules:
+                if i in selected:
+                    spans.setdefault(i, []).append(span)
+        rules = _NEAR_RULES.get(k) if near_ok else None
+        if rules is not None:
+            b = view.find(b"\n", min(n, s + _NEAR_REACH))
+            span = (max(0, view.rfind(b"\n", 0, s + 1)), n if b < 0 else b + 1)
+            for i in rules:
+                if i in selected:
+                    spans.setdefault(i, []).append(span)
+    out: dict[int, list[tuple[int, int]]] = {}
+    for i in selected:
+        if i in _NEAR_WINDOWED:
+            if not near_ok:
+                continue
+            got = spans.get(i)
+            if not got:
+                out[i] = []  # no near word: no match can count
+                continue
+        elif i not in _WINDOWED:
+            continue
+        else:
+            got = spans.get(i)
+        if not got:
+            # selected, so a keyword occurs, but none was located here (a word the scan could
+            # not place): the whole text, as before
+            continue
+        got.sort()
+        merged = [got[0]]
+        for a, b in got[1:]:
+            if a <= merged[-1][1]:
+                if b > merged[-1][1]:
+                    merged[-1] = (merged[-1][0], b)
+            else:
+                merged.append((a, b))
+        out[i] = merged
     return out
 
 
@@ -1247,7 +1356,7 @@ def _joints(text: str, view: bytes) -> list[tuple[int, int]]:
     return sorted(set(cuts))
 
 
-def _rejoined(text: str, off: set[str], view: bytes) -> list[Finding]:
+def _rejoined(text: str, off: set[str], view: bytes, windowed: bool = True) -> list[Finding]:
     """Findings that exist only once the pieces of a split value are joined: each joint is cut
     out of a window around it, the window is scanned, and what crosses a joint maps back to the
     original text (covering both pieces and the joint)."""
@@ -1280,7 +1389,7 @@ def _rejoined(text: str, off: set[str], view: bytes) -> list[Finding]:
             k = bisect.bisect_right(marks, (jpos, 1 << 62)) - 1
             return w0 + jpos + (marks[k][1] if k >= 0 else 0)
 
-        for f in find(joined, off | _PII_RULES, joints=False, across=[jp for jp, _ in marks]):
+        for f in find(joined, off | _PII_RULES, joints=False, across=[jp for jp, _ in marks], windowed=windowed):
             if any(f.start < jp < f.end for jp, _ in marks):
                 out.append(Finding(f.rule, orig(f.start), orig(f.end - 1) + 1))
         i = j + 1
@@ -1289,11 +1398,13 @@ def _rejoined(text: str, off: set[str], view: bytes) -> list[Finding]:
 
 def _run(c: _Compiled, text: str, lower: str, ascii_view: bytes, utf8s: list[tuple[bytes, _Offsets]],
          out: list[Finding], across: list[int] | None = None,
-         by_end: tuple[list[int], int] | None = None) -> None:
+         by_end: tuple[list[int], int] | None = None, windows: list[tuple[int, int]] | None = None) -> None:
     """One compiled pattern over the text, each match checked; findings appended to ``out``.
     With ``across``, a match that spans none of those positions is passed over unchecked: its
     finding, inside the match, could not span one either (a span hook's can: those are checked).
-    With ``by_end`` (Hyperscan's match ends, the longest match), RE2 starts near the next match."""
+    With ``by_end`` (Hyperscan's match ends, the longest match), RE2 starts near the next match.
+    With ``windows`` (ascending, apart), RE2 searches only them, each with the whole text as
+    context: the rule's matches all lie inside them (see _windows)."""
     rule = c.rule
     if c.unicode and not text.isascii():
         if not utf8s:
@@ -1316,63 +1427,65 @@ def _run(c: _Compiled, text: str, lower: str, ascii_view: bytes, utf8s: list[tup
     seek = name == "email"
     seen = [0]  # the @ looked at (see _next_email)
     at = 0
-    while at <= n:
-        if by_end is not None:
-            # Hyperscan's match ends (ascending): no match starts more than the rule's longest
-            # match before the first end after `at`, and none at all past the last
-            k = bisect.bisect_right(by_end[0], at)
-            if k == len(by_end[0]):
-                break
-            spans = match(_UNANCHORED, data, max(at, by_end[0][k] - by_end[1]), n)
-        elif seek:
-            spans = _next_email(match, data, at, seen)
-        else:
-            spans = match(_UNANCHORED, data, at, n)
-        s0, e0 = spans[0]
-        if s0 < 0:
-            break
-        if word_start and s0 > 0 and data[s0 - 1] in _WORD_BYTES:
-            at = s0 + 1  # where \b would have failed: look again from the next byte
-            continue
-        at = e0 if e0 > at else at + 1
-        if skip_far:
-            k = bisect.bisect_right(joints_at, s0)
-            if k == len(joints_at) or joints_at[k] >= e0:
-                continue
-        if scan is not None:
-            if read_value:  # the group read off the match: the match is all the check needs
-                spans = [(s0, e0), _value_span(read_value, data, s0, e0)]
+    for w0, w1 in windows if windows is not None else ((0, n),):
+        at, n = max(at, w0), w1
+        while at <= n:
+            if by_end is not None:
+                # Hyperscan's match ends (ascending): no match starts more than the rule's longest
+                # match before the first end after `at`, and none at all past the last
+                k = bisect.bisect_right(by_end[0], at)
+                if k == len(by_end[0]):
+                    break
+                spans = match(_UNANCHORED, data, max(at, by_end[0][k] - by_end[1]), n)
+            elif seek:
+                spans = _next_email(match, data, at, seen)
             else:
-                spans = _submatches(c, data, s0, e0)
-        for g in groups:
-            s, e = spans[g]
-            if e > s:
+                spans = match(_UNANCHORED, data, at, n)
+            s0, e0 = spans[0]
+            if s0 < 0:
                 break
-        else:
-            continue
-        if not ascii_pos:
-            s, e = pos.char(s), pos.char(e)
-        if span_hook:
-            span = _span_hook(check, text, s, e, _Groups(spans, text, pos))
-            if span is None:
+            if word_start and s0 > 0 and data[s0 - 1] in _WORD_BYTES:
+                at = s0 + 1  # where \b would have failed: look again from the next byte
                 continue
-            s, e = span
-            if secret and looks_fake(text[s:e], text, e):
+            at = e0 if e0 > at else at + 1
+            if skip_far:
+                k = bisect.bisect_right(joints_at, s0)
+                if k == len(joints_at) or joints_at[k] >= e0:
+                    continue
+            if scan is not None:
+                if read_value:  # the group read off the match: the match is all the check needs
+                    spans = [(s0, e0), _value_span(read_value, data, s0, e0)]
+                else:
+                    spans = _submatches(c, data, s0, e0)
+            for g in groups:
+                s, e = spans[g]
+                if e > s:
+                    break
+            else:
+                continue
+            if not ascii_pos:
+                s, e = pos.char(s), pos.char(e)
+            if span_hook:
+                span = _span_hook(check, text, s, e, _Groups(spans, text, pos))
+                if span is None:
+                    continue
+                s, e = span
+                if secret and looks_fake(text[s:e], text, e):
+                    continue
+                out.append(Finding(name, s, e))
+                continue
+            value = text[s:e]
+            # Every test below only rejects, so their order changes nothing but the cost: the rule's
+            # own check first, since most candidates fail it on a cached key-name test or a shape
+            # test (a digest, a UUID) before the placeholder regexes would have to run.
+            if near and not _near(lower, s, near):
+                continue
+            if check and not _check(rule, value, text, s, e, _Groups(spans, text, pos) if groups_for_check else None, lower):
+                continue
+            if secret and (looks_fake(value, text, e) or value.startswith("LS0tLS1CRUdJTi") and not _pem64_private(value)
+                           and name != "kubernetes-secret-data"):
                 continue
             out.append(Finding(name, s, e))
-            continue
-        value = text[s:e]
-        # Every test below only rejects, so their order changes nothing but the cost: the rule's
-        # own check first, since most candidates fail it on a cached key-name test or a shape
-        # test (a digest, a UUID) before the placeholder regexes would have to run.
-        if near and not _near(lower, s, near):
-            continue
-        if check and not _check(rule, value, text, s, e, _Groups(spans, text, pos) if groups_for_check else None, lower):
-            continue
-        if secret and (looks_fake(value, text, e) or value.startswith("LS0tLS1CRUdJTi") and not _pem64_private(value)
-                       and name != "kubernetes-secret-data"):
-            continue
-        out.append(Finding(name, s, e))
 
 
 def _next_email(match: Any, data: bytes, at: int, seen: list[int]) -> Any:
