@@ -108,6 +108,7 @@ _WINDOWED: dict[int, tuple[str, ...]] = {}
 _NEAR_WINDOWED: dict[int, tuple[str, ...]] = {}
 _ANCHOR_RULES: dict[int, tuple[int, ...]] = {}
 _NEAR_RULES: dict[int, tuple[int, ...]] = {}
+_BY_LINES: set[int] = set()  # the keys of both
 _NEAR_REACH = 64  # _near's look-back
 
 
@@ -188,6 +189,7 @@ def _window_rules(rules: list[list[_Compiled]], words: list[str]) -> None:
                 by_near.setdefault(index[w], []).append(i)
     _ANCHOR_RULES.update((k, tuple(v)) for k, v in by_word.items())
     _NEAR_RULES.update((k, tuple(v)) for k, v in by_near.items())
+    _BY_LINES.update(_WINDOWED, _NEAR_WINDOWED)
 
 
 # From this program size on, RE2 takes 3-8 us to work out a match's groups (its bit-state
@@ -1246,19 +1248,15 @@ def _windows(view: bytes, hits: list[tuple[int, int, int]], selected: set[int],
                 if i in selected:
                     spans.setdefault(i, []).append(span)
     out: dict[int, list[tuple[int, int]]] = {}
-    for i in selected:
+    for i in _BY_LINES.intersection(selected):
+        got = spans.get(i)
         if i in _NEAR_WINDOWED:
             if not near_ok:
                 continue
-            got = spans.get(i)
             if not got:
                 out[i] = []  # no near word: no match can count
                 continue
-        elif i not in _WINDOWED:
-            continue
-        else:
-            got = spans.get(i)
-        if not got:
+        elif not got:
             # selected, so a keyword occurs, but none was located here (a word the scan could
             # not place): the whole text, as before
             continue
