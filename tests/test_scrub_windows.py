@@ -16,6 +16,12 @@ from test_scrub_prefilter import _texts
 from jevlin_hooks.privacy import anchored, scrub
 
 
+@pytest.fixture(autouse=True)
+def _every_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Short texts are searched whole (_WINDOWS_FROM): here every text is searched by lines."""
+    monkeypatch.setattr(scrub, "_WINDOWS_FROM", 0)
+
+
 def _findings(text: str, windowed: bool) -> list[tuple[str, int, int]]:
     return [(f.rule, f.start, f.end) for f in scrub.merge(scrub.find(text, windowed=windowed))]
 
@@ -131,3 +137,30 @@ def test_within_lines() -> None:
     assert not anchored.within_lines(r"a\s+b")
     assert re.compile(r"a.b").match("a\nb") is None and anchored.within_lines(r"a.b")  # RE2's . as Python's
     assert not anchored.within_lines(r"(?s)a.b")
+
+
+def test_a_rare_keyword_is_searched_on_its_line_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On 32 KiB with one mysql line, cli-password's RE2 search sees that line (and its line
+    breaks), from Hyperscan's positions where it runs and from the automaton's otherwise."""
+    monkeypatch.setattr(scrub, "_WINDOWS_FROM", 4096)
+    filler = "The retry helper backs off twice before it gives up on the connection.\n" * 400
+    line = "mysql -u root -pZq8kL2pVw9x app\n"
+    cut = filler.index("\n", 16000) + 1
+    text = filler[:cut] + line + filler[cut:]
+    at = text.index(line)
+    i = next(k for k, r in enumerate(scrub.RULES) if r.name == "cli-password")
+    seen: list[object] = []
+    real = scrub._run
+
+    def spy(c, *a, windows=None, **k):  # type: ignore[no-untyped-def]
+        if c.rule.name == "cli-password":
+            seen.append(windows)
+        return real(c, *a, windows=windows, **k)
+
+    monkeypatch.setattr(scrub, "_run", spy)
+    for pf in ([scrub._PF] if scrub.wait_prefilter() else []) + [None]:
+        monkeypatch.setattr(scrub, "_PF", pf)
+        seen.clear()
+        assert [f.rule for f in scrub.find(text)] == ["cli-password"]
+        assert seen == [[(at - 1, at + len(line))]], (pf, seen)
+    assert i in scrub._WINDOWED

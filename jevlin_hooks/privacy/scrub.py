@@ -110,6 +110,7 @@ _ANCHOR_RULES: dict[int, tuple[int, ...]] = {}
 _NEAR_RULES: dict[int, tuple[int, ...]] = {}
 _BY_LINES: set[int] = set()  # the keys of both
 _NEAR_REACH = 64  # _near's look-back
+_WINDOWS_FROM = 4096  # bytes: below, a pass costs RE2 about what finding the lines costs Python
 
 
 def compiled() -> list[list[_Compiled]]:
@@ -1188,7 +1189,7 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True,
     # _near reads the lower-cased text: its offsets are the view's, and its words the view's
     # lower-cased (U+212A KELVIN SIGN lower-cases to k), where lengths stay and no such sign is there
     near_ok = len(lower) == len(text) and (text.isascii() or "\u212a" not in text)
-    windows = _windows(ascii_view, anchor_hits, selected, near_ok) if windowed else {}
+    windows = _windows(ascii_view, anchor_hits, selected, near_ok) if windowed and len(ascii_view) >= _WINDOWS_FROM else {}
     for i in sorted(selected):
         rule = RULES[i]
         if rule.name in off:
