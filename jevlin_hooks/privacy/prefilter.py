@@ -98,27 +98,35 @@ class Prefilter:
         self._words.scan(lower_utf8, match_event_handler=on_match, scratch=self._scratch()[0])
         return present, where
 
-    def possible(self, view: bytes) -> set[int]:
-        """The patterns (of pattern_ids) that may match ``view``."""
+    def possible(self, view: bytes) -> set[int] | None:
+        """The patterns (of pattern_ids) that may match ``view`` (None: any may)."""
         return self.scan(view)[0]
 
-    def scan(self, view: bytes) -> tuple[set[int], list[tuple[int, int, int]]]:
+    def scan(self, view: bytes) -> tuple[set[int] | None, list[tuple[int, int, int]] | None]:
         """The patterns (of pattern_ids) that may match ``view``, and every occurrence of an
-        anchor word, ASCII case aside, as (word index, start, end) offsets in ``view``."""
+        anchor word, ASCII case aside, as (word index, start, end) offsets in ``view``. Both None
+        where the anchors occur too often to be worth a Python call each (hostile text: `net `
+        over and over): the scan stops, and every pattern may match."""
         found: set[int] = set()
         where: list[tuple[int, int, int]] = []
         if self._patterns is None:
             return found, where
         add, append, lengths = found.add, where.append, self._anchor_lengths
+        budget = [64 + len(view) // 256]
 
-        def on_match(i: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
+        def on_match(i: int, _from: int, to: int, _flags: int, _ctx: object) -> bool:
             if i >= _ANCHOR_IDS:
                 k = i - _ANCHOR_IDS
                 append((k, to - lengths[k], to))
-            else:
-                add(i)
+                budget[0] -= 1
+                return budget[0] < 0  # True stops the scan
+            add(i)
+            return False
 
-        self._patterns.scan(view, match_event_handler=on_match, scratch=self._scratch()[1])
+        try:
+            self._patterns.scan(view, match_event_handler=on_match, scratch=self._scratch()[1])
+        except hyperscan.ScanTerminated:
+            return None, None
         return found, where
 
 

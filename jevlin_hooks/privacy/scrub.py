@@ -1177,8 +1177,10 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True,
         except UnicodeEncodeError:  # a lone surrogate (from JSON): no keyword holds one
             hits = _GATE.find_matches_as_indexes(_SURROGATE.sub("\x1a", lower), overlapping=True)
         present = {_GATE_WORDS[k] for k, _, _ in hits}
-        # the automaton's positions are the one-byte view's only where lower-casing kept every length
-        anchor_hits = hits if len(lower) == len(text) else []
+        # the automaton's positions are the one-byte view's only where lower-casing kept every
+        # length; and past a budget (it reports `id`, `key`, ... too) looking through them costs
+        # more than the passes they would spare
+        anchor_hits = hits if len(lower) == len(text) and len(hits) <= 64 + len(text) // 256 else None
     present.update(k for k, b in _COMMON_BYTES if b in ascii_view)  # punctuation: the same in text, lower and view
     selected = set(_ALWAYS)
     for k in present:
@@ -1189,7 +1191,8 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True,
     # _near reads the lower-cased text: its offsets are the view's, and its words the view's
     # lower-cased (U+212A KELVIN SIGN lower-cases to k), where lengths stay and no such sign is there
     near_ok = len(lower) == len(text) and (text.isascii() or "\u212a" not in text)
-    windows = _windows(ascii_view, anchor_hits, selected, near_ok) if windowed and len(ascii_view) >= _WINDOWS_FROM else {}
+    windows = (_windows(ascii_view, anchor_hits, selected, near_ok)
+               if windowed and anchor_hits is not None and len(ascii_view) >= _WINDOWS_FROM else {})
     for i in sorted(selected):
         rule = RULES[i]
         if rule.name in off:
