@@ -126,6 +126,7 @@ def test_every_match_of_a_windowed_rule_lies_in_its_windows() -> None:
     (r"\b[a-z0-9]{6}\.[a-z0-9]{16}\b", ("token",), False),  # the keyword is context
     (r"密码[^\n]{1,64}", ("密码",), False),  # not ASCII: searched whole
     (r"(unclosed", ("x",), False),
+    (r"[[:alpha:]]+key", ("key",), False),  # a POSIX class: Python would read brackets and letters
 ])
 def test_the_analysis(pattern: str, anchors: tuple[str, ...], expected: bool) -> None:
     assert anchored.line_anchored(pattern, anchors) is expected

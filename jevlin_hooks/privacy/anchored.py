@@ -38,10 +38,20 @@ _MAX_STRINGS = 512
 _MAX_CLASS = 8
 
 
+def _readable(pattern: str) -> bool:
+    """RE2 syntax that Python's parser reads the same: ASCII, and no POSIX class ([[:alpha:]],
+    which Python takes for a set of brackets, a colon and letters); the rest RE2 has and Python
+    has not (\\z, \\pL, \\Q...\\E, (?U), \\x{41}) it refuses."""
+    return P is not None and pattern.isascii() and _POSIX_CLASS.search(pattern) is None
+
+
+_POSIX_CLASS = re.compile(r"\[:\^?[a-z]+:\]")
+
+
 def line_anchored(pattern: str, anchors: tuple[str, ...]) -> bool:
     """Whether every match of ``pattern`` (RE2 syntax, ASCII) holds one of ``anchors`` (lower
     case) ASCII-case-insensitively, and holds a line break only as its first or last character."""
-    if P is None or not pattern.isascii() or not anchors or not all(a.isascii() and a and a == a.lower() and "\n" not in a
+    if not _readable(pattern) or not anchors or not all(a.isascii() and a and a == a.lower() and "\n" not in a
                                                        for a in anchors):
         return False
     try:
@@ -58,7 +68,7 @@ def line_anchored(pattern: str, anchors: tuple[str, ...]) -> bool:
 def within_lines(pattern: str) -> bool:
     """Whether no match of ``pattern`` holds a line break at all (a rule whose keyword is only
     context nearby, like a near word, can then be searched on the lines around that word)."""
-    if P is None or not pattern.isascii():
+    if not _readable(pattern):
         return False
     try:
         tree = P.parse(pattern)
