@@ -165,3 +165,11 @@ def test_a_rare_keyword_is_searched_on_its_line_only(monkeypatch: pytest.MonkeyP
         assert [f.rule for f in scrub.find(text)] == ["cli-password"]
         assert seen == [[(at - 1, at + len(line))]], (pf, seen)
     assert i in scrub._WINDOWED
+
+
+def test_the_lengths_searched_back_from_match_ends_are_the_longest_matches() -> None:
+    """_BY_END: RE2 starts that many bytes before the next match end Hyperscan reports; a length
+    below a pattern's longest match would lose matches."""
+    for name, length in scrub._BY_END.items():
+        pattern = next(r for r in scrub.RULES if r.name == name).pattern
+        assert anchored.P.parse(pattern).getwidth()[1] <= length, name
