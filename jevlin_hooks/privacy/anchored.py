@@ -65,6 +65,17 @@ def line_anchored(pattern: str, anchors: tuple[str, ...]) -> bool:
         return False
 
 
+def one_line(pattern: str) -> bool:
+    """Whether a match of ``pattern`` holds a line break only as its first or its last character."""
+    if not _readable(pattern):
+        return False
+    try:
+        tree = P.parse(pattern)
+        return _one_line(list(tree), tree.state.flags)
+    except (re.error, RecursionError, OverflowError, _Unknown):
+        return False
+
+
 def within_lines(pattern: str) -> bool:
     """Whether no match of ``pattern`` holds a line break at all (a rule whose keyword is only
     context nearby, like a near word, can then be searched on the lines around that word)."""
