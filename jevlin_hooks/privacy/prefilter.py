@@ -68,12 +68,10 @@ class Prefilter:
     """Two block-mode databases: keywords over the lower-cased text's UTF-8, patterns over the
     one-byte view."""
 
-    def __init__(self, words: Any, patterns: Any, pattern_ids: frozenset[int], located: frozenset[int],
-                 anchors: dict[int, int]) -> None:
+    def __init__(self, words: Any, patterns: Any, pattern_ids: frozenset[int], located: frozenset[int]) -> None:
         self._words, self._patterns = words, patterns
         self.pattern_ids = pattern_ids  # the patterns the prefilter answers for
         self._located = located
-        self._anchor_lengths = anchors  # word index -> its length in bytes (all ASCII)
         self._local = threading.local()  # a scratch space is for one scan at a time: one per thread
 
     def _scratch(self) -> tuple[Any, Any]:
@@ -98,36 +96,18 @@ class Prefilter:
         self._words.scan(lower_utf8, match_event_handler=on_match, scratch=self._scratch()[0])
         return present, where
 
-    def possible(self, view: bytes) -> set[int] | None:
-        """The patterns (of pattern_ids) that may match ``view`` (None: any may)."""
-        return self.scan(view)[0]
-
-    def scan(self, view: bytes) -> tuple[set[int] | None, list[tuple[int, int, int]] | None]:
-        """The patterns (of pattern_ids) that may match ``view``, and every occurrence of an
-        anchor word, ASCII case aside, as (word index, start, end) offsets in ``view``. Both None
-        where the anchors occur too often to be worth a Python call each (hostile text: `net `
-        over and over): the scan stops, and every pattern may match."""
+    def possible(self, view: bytes) -> set[int]:
+        """The patterns (of pattern_ids) that may match ``view``."""
         found: set[int] = set()
-        where: list[tuple[int, int, int]] = []
         if self._patterns is None:
-            return found, where
-        add, append, lengths = found.add, where.append, self._anchor_lengths
-        budget = [64 + len(view) // 256]
+            return found
+        add = found.add
 
-        def on_match(i: int, _from: int, to: int, _flags: int, _ctx: object) -> bool:
-            if i >= _ANCHOR_IDS:
-                k = i - _ANCHOR_IDS
-                append((k, to - lengths[k], to))
-                budget[0] -= 1
-                return budget[0] < 0  # True stops the scan
+        def on_match(i: int, _from: int, _to: int, _flags: int, _ctx: object) -> None:
             add(i)
-            return False
 
-        try:
-            self._patterns.scan(view, match_event_handler=on_match, scratch=self._scratch()[1])
-        except hyperscan.ScanTerminated:
-            return None, None
-        return found, where
+        self._patterns.scan(view, match_event_handler=on_match, scratch=self._scratch()[1])
+        return found
 
 
 class Ends:
@@ -163,6 +143,51 @@ class Ends:
         return found
 
 
+class Anchors:
+    """A block-mode database of words, caseless, every occurrence reported: where scrub.py's
+    line-searched rules may match (the lines that hold one). Kept apart from the pattern
+    database so that short texts, searched whole, do not pay for the reports. Compiled in
+    milliseconds: not cached."""
+
+    def __init__(self, db: Any, lengths: dict[int, int]) -> None:
+        self._db, self._lengths = db, lengths
+        self._local = threading.local()
+
+    def scan(self, view: bytes) -> list[tuple[int, int, int]] | None:
+        """Every occurrence, as (word index, start, end) offsets in ``view``; None where there
+        are too many to be worth a Python call each (hostile text: `net use ` over and over)."""
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = hyperscan.Scratch(self._db)
+        where: list[tuple[int, int, int]] = []
+        append, lengths = where.append, self._lengths
+        budget = [64 + len(view) // 256]
+
+        def on_match(k: int, _from: int, to: int, _flags: int, _ctx: object) -> bool:
+            append((k, to - lengths[k], to))
+            budget[0] -= 1
+            return budget[0] < 0  # True stops the scan
+
+        try:
+            self._db.scan(view, match_event_handler=on_match, scratch=scratch)
+        except hyperscan.ScanTerminated:
+            return None
+        return where
+
+
+def build_anchors(words: list[tuple[int, str]]) -> Anchors | None:
+    """``words`` (index, ASCII word); None where Hyperscan is missing or refuses them."""
+    if hyperscan is None or not words or not all(w.isascii() and w for _, w in words):
+        return None
+    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    try:
+        db.compile(expressions=[_literal(w) for _, w in words], ids=[k for k, _ in words],
+                   flags=[hyperscan.HS_FLAG_CASELESS] * len(words))
+    except hyperscan.error:
+        return None
+    return Anchors(db, {k: len(w) for k, w in words})
+
+
 def build_ends(patterns: list[tuple[int, str]]) -> Ends | None:
     """None where Hyperscan is missing or refuses a pattern (RE2 walks as ever)."""
     if hyperscan is None or not patterns:
@@ -179,33 +204,23 @@ def build_ends(patterns: list[tuple[int, str]]) -> Ends | None:
     return Ends(db)
 
 
-# In the pattern database, anchor word k (scrub.py's windows) has id _ANCHOR_IDS + k: above
-# every pattern id, so one scan tells both.
-_ANCHOR_IDS = 1 << 20
-
-
-def build(words: list[str], located: Iterable[int], patterns: list[tuple[int, str]],
-          anchors: list[tuple[int, str]] | None = None) -> Prefilter | None:
+def build(words: list[str], located: Iterable[int], patterns: list[tuple[int, str]]) -> Prefilter | None:
     """Both databases, from the cache or compiled (then cached); None where Hyperscan is missing
-    or refuses the keywords. ``anchors`` (word index, ASCII word) are looked for in the pattern
-    database's scan too, caseless, every occurrence reported."""
+    or refuses the keywords."""
     if hyperscan is None:
         return None
     loc = sorted(set(located))
-    anchors = sorted(anchors or [])
-    assert all(w.isascii() and k < _ANCHOR_IDS for k, w in anchors) and all(i < _ANCHOR_IDS for i, _ in patterns)
-    key = _cache_key(words, loc, patterns + [(-1, "anchors")] + [(_ANCHOR_IDS + k, w) for k, w in anchors])
+    key = _cache_key(words, loc, patterns)
     cached = _load(key)
     if cached is not None:
         return cached
-    pf = _build(words, loc, patterns, anchors)
+    pf = _build(words, loc, patterns)
     if pf is not None:
         _store(key, pf)
     return pf
 
 
-def _build(words: list[str], located: Iterable[int], patterns: list[tuple[int, str]],
-           anchors: list[tuple[int, str]]) -> Prefilter | None:
+def _build(words: list[str], located: Iterable[int], patterns: list[tuple[int, str]]) -> Prefilter | None:
     """Compile both databases. A pattern Hyperscan refuses (an anchor inside the pattern) is left
     out of the prefilter: RE2 runs it."""
     try:
@@ -217,25 +232,21 @@ def _build(words: list[str], located: Iterable[int], patterns: list[tuple[int, s
         return None
     flags = hyperscan.HS_FLAG_PREFILTER | hyperscan.HS_FLAG_SINGLEMATCH
     usable = [(pid, hs.encode()) for pid, hs in ((pid, to_hyperscan(p)) for pid, p in patterns) if hs is not None]
-    lit = [(_ANCHOR_IDS + k, _literal(w)) for k, w in anchors]
-    pdb = _compile(usable, flags, lit)
+    pdb = _compile(usable, flags)
     if pdb is None:  # find the patterns it refuses, one by one, and leave them to RE2
-        usable = [(pid, p) for pid, p in usable if _compile([(pid, p)], flags, []) is not None]
-        pdb = _compile(usable, flags, lit)
+        usable = [(pid, p) for pid, p in usable if _compile([(pid, p)], flags) is not None]
+        pdb = _compile(usable, flags)
         if pdb is None:
-            usable, lit = [], []
-    return Prefilter(wdb, pdb, frozenset(i for i, _ in usable), loc, {k: len(w) for k, w in anchors} if lit else {})
+            usable = []
+    return Prefilter(wdb, pdb, frozenset(i for i, _ in usable), loc)
 
 
-def _compile(patterns: list[tuple[int, bytes]], flags: int, literals: list[tuple[int, bytes]]) -> Any:
-    """The pattern database: ``patterns`` with ``flags``, and ``literals`` caseless, every match."""
-    if not patterns and not literals:
+def _compile(patterns: list[tuple[int, bytes]], flags: int) -> Any:
+    if not patterns:
         return None
     db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     try:
-        db.compile(expressions=[p for _, p in patterns] + [p for _, p in literals],
-                   ids=[i for i, _ in patterns] + [i for i, _ in literals],
-                   flags=[flags] * len(patterns) + [hyperscan.HS_FLAG_CASELESS] * len(literals))
+        db.compile(expressions=[p for _, p in patterns], ids=[i for i, _ in patterns], flags=[flags] * len(patterns))
     except hyperscan.error:
         return None
     return db
@@ -243,7 +254,7 @@ def _compile(patterns: list[tuple[int, bytes]], flags: int, literals: list[tuple
 
 # --- the compiled databases, cached ------------------------------------------------------------
 
-_MAGIC = b"jevlin-hooks prefilter 2\n"
+_MAGIC = b"jevlin-hooks prefilter 1\n"
 _LEN = struct.Struct(">Q")
 _CACHE_LIMIT = 64 << 20
 
@@ -301,15 +312,13 @@ def _decode(data: bytes) -> Prefilter | None:
         head = json.loads(parts[0])
         words = hyperscan.loadb(parts[1], hyperscan.HS_MODE_BLOCK)
         pats = hyperscan.loadb(parts[2], hyperscan.HS_MODE_BLOCK) if parts[2] else None
-        anchors = {int(k): int(n) for k, n in head["anchors"].items()}
-        return Prefilter(words, pats, frozenset(head["pattern_ids"]), frozenset(head["located"]), anchors)
+        return Prefilter(words, pats, frozenset(head["pattern_ids"]), frozenset(head["located"]))
     except (struct.error, ValueError, KeyError, TypeError, hyperscan.error):
         return None  # another platform's build, another version: compiled again
 
 
 def _encode(pf: Prefilter) -> bytes:
-    head = json.dumps({"pattern_ids": sorted(pf.pattern_ids), "located": sorted(pf._located),
-                       "anchors": {str(k): n for k, n in sorted(pf._anchor_lengths.items())}}).encode()
+    head = json.dumps({"pattern_ids": sorted(pf.pattern_ids), "located": sorted(pf._located)}).encode()
     blobs = [head, hyperscan.dumpb(pf._words), hyperscan.dumpb(pf._patterns) if pf._patterns is not None else b""]
     body = b"".join(_LEN.pack(len(b)) + b for b in blobs)
     return _MAGIC + hashlib.sha256(body).digest() + body

@@ -251,14 +251,15 @@ _PF_READY = threading.Event()
 
 def _build_prefilter(words: list[str], located: list[int], patterns: list[tuple[int, str]],
                      by_end: list[tuple[int, str]], anchors: list[tuple[int, str]]) -> None:
-    global _PF
+    global _PF, _ANCHORS
     try:
+        _ANCHORS = prefilter.build_anchors(anchors)
         long_only = {pid for pid, _ in by_end if RULES[_RULE_OF[pid]].name in _BY_END_LONG}
         _ENDS[:] = [prefilter.build_ends([(pid, p) for pid, p in by_end if pid not in long_only]),
                     prefilter.build_ends([(pid, p) for pid, p in by_end if pid in long_only])]
-        _PF = prefilter.build(words, located, patterns, anchors)
+        _PF = prefilter.build(words, located, patterns)
     except Exception:  # noqa: BLE001 - whatever goes wrong, scrubbing goes on without it, unchanged
-        _PF = None
+        _PF = _ANCHORS = None
         _ENDS[:] = [None, None]
     finally:
         _PF_READY.set()
@@ -285,6 +286,8 @@ _BY_END = {
 # cost less than their part of Hyperscan's scan (records 0.94x with them in it)
 _BY_END_LONG = frozenset(("payment-card", "iban", "phone-number", "yaml-block-secret"))
 _ENDS: list[prefilter.Ends | None] = [None, None]  # the database for every text, and for long ones
+_END_DB = {name: int(name in _BY_END_LONG) for name in _BY_END}  # which of the two a rule is in
+_ANCHORS: prefilter.Anchors | None = None  # where the anchors of the rules searched by lines are
 
 
 def wait_prefilter(timeout: float = 10.0) -> bool:
@@ -1180,7 +1183,7 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True,
         try:
             lower_utf8 = lower.encode("utf-8", "surrogatepass")
             ids, where = pf.keywords(lower_utf8)
-            possible, anchor_hits = pf.scan(ascii_view)
+            possible = pf.possible(ascii_view)
         except prefilter.Error:  # a scan Hyperscan refuses: this text goes the slower way
             pf = possible = None
         else:
@@ -1211,8 +1214,15 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True,
     # _near reads the lower-cased text: its offsets are the view's, and its words the view's
     # lower-cased (U+212A KELVIN SIGN lower-cases to k), where lengths stay and no such sign is there
     near_ok = len(lower) == len(text) and (text.isascii() or "\u212a" not in text)
-    windows = (_windows(ascii_view, anchor_hits, selected, near_ok)
-               if windowed and anchor_hits is not None and len(ascii_view) >= _WINDOWS_FROM else {})
+    windows: dict[int, list[tuple[int, int]]] = {}
+    if windowed and len(ascii_view) >= _WINDOWS_FROM and not _BY_LINES.isdisjoint(selected):
+        if pf is not None:
+            try:
+                anchor_hits = _ANCHORS.scan(ascii_view) if _ANCHORS is not None else None
+            except prefilter.Error:
+                anchor_hits = None
+        if anchor_hits is not None:
+            windows = _windows(ascii_view, anchor_hits, selected, near_ok)
     for i in sorted(selected):
         rule = RULES[i]
         if rule.name in off:
@@ -1227,9 +1237,9 @@ def find(text: str, disabled: Iterable[str] = (), joints: bool = True,
         for c in rules[i]:
             if possible is not None and c.pid not in possible and c.pid in pf.pattern_ids:  # type: ignore[union-attr]
                 continue  # Hyperscan: this pattern cannot match here
-            j = int(rule.name in _BY_END_LONG)
-            db = ends_dbs[j] if rule.name in _BY_END else None
-            if db is not None:
+            j = _END_DB.get(rule.name)
+            db = ends_dbs[j] if j is not None else None
+            if db is not None and j is not None:
                 if ends[j] is None:
                     try:
                         ends[j] = db.ends(ascii_view)
