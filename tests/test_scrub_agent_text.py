@@ -844,3 +844,12 @@ def test_labelled_agent_text_meets_the_targets():
 def test_new_rules_stay_linear_on_hostile_text(text):
     clean, _ = scrub.scrub(text)
     assert isinstance(clean, str)
+
+
+def test_pw_alone_with_any_blank_or_quote_before_the_operator() -> None:
+    """`pw` as a whole key name: the gate took `pw:`, `pw=` and `pw =` only, so a tab, two blanks, a
+    quote or a bracket before the operator left the rule unrun where no other keyword was."""
+    for text in ["pw\t= Zq8kL2pVw9", "pw  = Zq8kL2pVw9", "{'pw': 'Zq8kL2pVw9'}", '["pw"]= "Zq8kL2pVw9"', "pw := Zq8kL2pVw9",
+                 "pw ||= Zq8kL2pVw9", "pw += Zq8kL2pVw9"]:
+        assert "Zq8kL2pVw9" not in scrub.scrub(text)[0], text
+    assert scrub.scrub("pw: true")[0] == "pw: true"  # not password-like: left alone, as before

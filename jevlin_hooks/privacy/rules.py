@@ -285,7 +285,7 @@ RULES: tuple[Rule, ...] = (
          ("--", "-p"), (1, 2, 3, 4), "value"),
     Rule("credential-assignment", "secret", "values assigned to credential-named keys (password, secret, token, api_key, access_key, private_key, client_secret, credentials, ...) in env files, shell exports, JSON, YAML, TOML, INI, XML, code and Makefiles; placeholders and variable references stay",
          r"(?i)(?:^|[^a-z0-9_])" + "(" + _STRONG + ")" + _ASSIGN + _QUOTED_OR_BARE,
-         ("pass", "pwd", "secret", "token", "key", "cred", "bearer", "jwt", "pat", "sig", "_pw", "-pw", ".pw", "pw:", "pw=", "pw ="),
+         ("pass", "pwd", "secret", "token", "key", "cred", "bearer", "jwt", "pat", "sig", "_pw", "-pw", ".pw", "pw:", "pw=", "pw =", "pw\t", "pw ", "pw\"", "pw'", "pw`", "pw]", "pw?", "pw+", "pw|"),
          (2, 3, 4, 5), "value"),
     Rule("credential-in-prose", "secret", "a password, passphrase, passcode, secret, token or key named in prose (\"the password is X\", \"the password is: X\", \"DB password -> X\", \"with token X\", \"set the password to X\", \"their token (X) expired\", \"the passphrase for the deploy key is X\", \"the password was reset to X\", \"the password for the `ci` user is X\": up to four words between the name and is/was/to) when X looks like one: digits, symbols or mixed case, not a plain word",
          r"(?i)\b(?:password|passphrase|passwd|pass phrase|passcode|api[ _-]?key|secret key|access key|secret|token)"
