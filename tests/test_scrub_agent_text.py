@@ -853,3 +853,14 @@ def test_pw_alone_with_any_blank_or_quote_before_the_operator() -> None:
                  "pw ||= Zq8kL2pVw9", "pw += Zq8kL2pVw9"]:
         assert "Zq8kL2pVw9" not in scrub.scrub(text)[0], text
     assert scrub.scrub("pw: true")[0] == "pw: true"  # not password-like: left alone, as before
+
+
+def test_spellings_the_keywords_once_missed() -> None:
+    """Each rule runs only where one of its keywords occurs; the line-search analysis (anchored.py)
+    showed matches that hold none. Each of these leaked on the starting tree (69c2089)."""
+    for text in ["use Xk9#mz2Lq as new password",  # credential-use-as: "as new", not "as the"
+                 "log\tin with admin / Xk9#mz2Lq",  # credential-pair: a tab in "log in"
+                 "github_pat: |\n  Zq8kL2pVw9xXk9mzLq8kL2pVw9\n"]:  # yaml-block-secret: pat, not pass/key/token
+        assert "Xk9#mz2Lq" not in scrub.scrub(text)[0] and "Zq8kL2pVw9xXk9" not in scrub.scrub(text)[0], text
+    # single-dash flags are credential-flag's own now (credential-in-prose took some before)
+    assert scrub.scrub("app -secret Zq8kL2pVw9xXk9mz")[1][0].rule == "credential-flag"

@@ -267,7 +267,7 @@ RULES: tuple[Rule, ...] = (
          r"\b[a-z0-9]{6}\.[a-z0-9]{16}\b", ("token",), 0, "random", ("token",)),
     Rule("yaml-block-secret", "secret", "a YAML literal or folded block (key: | or key: >-) under a credential-named key: every more-indented line below it",
          r"(?im)^([ \t]*)[\"']?(?:" + _STRONG + r")[\"']?[ \t]*:[ \t]*[|>][+\-]?[0-9]?[ \t]*(?:#[^\n]*)?\r?\n",
-         ("pass", "pwd", "secret", "token", "key", "cred"), 0, "yamlblock"),
+         ("pass", "pwd", "secret", "token", "key", "cred", "bearer", "jwt", "pat", "_sig", "pw"), 0, "yamlblock"),
     Rule("credential-i18n", "secret", "credentials named in the user's language, in prose and key=value: German (Passwort, Kennwort, Schlüssel), French (mot de passe, mdp, clé, jeton), Spanish (contraseña, clave), Portuguese (senha, chave), Italian (la password è, chiave, parola d'ordine), Dutch (wachtwoord, sleutel), Russian (пароль, ключ, токен, секрет), Polish (hasło, klucz), Turkish (şifre, parola, anahtar), Chinese (密码, 密钥, 口令, 令牌), Japanese (パスワード, 秘密鍵, キー, トークン), Korean (비밀번호, 암호, 키, 토큰): the first credential-looking word in the 64 characters after it",
          # a word in Latin letters must stand alone (mdp and clave hide inside base64); CJK words
          # have no spaces around them (密码是X)
@@ -279,13 +279,14 @@ RULES: tuple[Rule, ...] = (
          r"(?i)(?:^|\n)[ \t]+[\"']?[a-z0-9_.\-]{1,60}[\"']?:[ \t]*(?:[\"']?([A-Za-z0-9+/]{8,}={0,2})[\"']?[ \t]*(?:\r?\n|$)|[|>][\-+]?[ \t]*\r?\n[ \t]+([A-Za-z0-9+/]{16,}={0,2}))",
          ("secret",), (1, 2), "k8s"),
     Rule("credential-flag", "secret", "credentials passed as command-line flags: --password X, --token=X, --api-key X, --secret X, --account-key X, --sas-token X, --storepass X, --secret-string X (aws secretsmanager)",
-         r"(?i)--?(?:password|passwd|pass|pwd|token|api[-_]?key|apikey|secret|client[-_]secret|access[-_]key|secret[-_]key|auth[-_]token"
+         r"(?i)(?:^|[^a-z0-9_\-])--?(?:password|passwd|pass|pwd|token|api[-_]?key|apikey|secret|client[-_]secret|access[-_]key|secret[-_]key|auth[-_]token"
          r"|account[-_]key|sas[-_]token|access[-_]token|refresh[-_]token|master[-_]key|storage[-_]key|shared[-_]key|(?:key|store)[-_]?pass(?:word)?"
          r"|secret[-_]string)(?:=|[ \t]+)" + _QUOTED_OR_BARE,
-         ("--", "-p"), (1, 2, 3, 4), "value"),
+         ("-pass", "-pwd", "-token", "-api", "-secret", "-client", "-access", "-auth", "-account", "-sas", "-refresh",
+          "-master", "-storage", "-shared", "-key", "-store"), (1, 2, 3, 4), "value"),
     Rule("credential-assignment", "secret", "values assigned to credential-named keys (password, secret, token, api_key, access_key, private_key, client_secret, credentials, ...) in env files, shell exports, JSON, YAML, TOML, INI, XML, code and Makefiles; placeholders and variable references stay",
          r"(?i)(?:^|[^a-z0-9_])" + "(" + _STRONG + ")" + _ASSIGN + _QUOTED_OR_BARE,
-         ("pass", "pwd", "secret", "token", "key", "cred", "bearer", "jwt", "pat", "sig", "_pw", "-pw", ".pw", "pw:", "pw=", "pw =", "pw\t", "pw ", "pw\"", "pw'", "pw`", "pw]", "pw?", "pw+", "pw|"),
+         ("pass", "pwd", "secret", "token", "key", "cred", "bearer", "jwt", "pat", "sig", "_pw", "-pw", ".pw", "pw:", "pw=", "pw =", "pw\t", "pw ", "pw\"", "pw'", "pw`", "pw]", "pw?", "pw+", "pw|", "pw."),
          (2, 3, 4, 5), "value"),
     Rule("credential-in-prose", "secret", "a password, passphrase, passcode, secret, token or key named in prose (\"the password is X\", \"the password is: X\", \"DB password -> X\", \"with token X\", \"set the password to X\", \"their token (X) expired\", \"the passphrase for the deploy key is X\", \"the password was reset to X\", \"the password for the `ci` user is X\": up to four words between the name and is/was/to) when X looks like one: digits, symbols or mixed case, not a plain word",
          r"(?i)\b(?:password|passphrase|passwd|pass phrase|passcode|api[ _-]?key|secret key|access key|secret|token)"
@@ -294,11 +295,11 @@ RULES: tuple[Rule, ...] = (
     Rule("credential-use-as", "secret", "a value named as a credential after it: \"use X as the password\", \"with X as the new admin password\", \"set X as the API key\" (up to two words before the name), when X looks like one",
          r"(?i)\b(?:use|using|with|try|set|enter|type)[ \t]+[\"'`]?([^\s\"'`,;]{6,}?)[\"'`]?[ \t]+as[ \t]+(?:(?:the|a|your|my|our|their)[ \t]+)?(?:[a-z]+[ \t]+){0,2}?"
          r"(?:password|passphrase|passcode|passwd|pwd|secret|token|api[ _-]?key)\b",
-         ("as the", "as a", "as your", "as my", "as our", "as their", "as pass", "as token", "as secret", "as api"), 1, "prose"),
+         ("pass", "pwd", "secret", "token", "api key", "api_key", "api-key", "apikey"), 1, "prose"),
     Rule("credential-pair", "secret", "a user name and password given together in prose: \"creds are admin:X\", \"login with admin / X\", \"credentials: bob / X\", \"sign in as root:X\", when X looks like a password (a path, a URL or a plain word stays)",
          r"(?i)\b(?:creds?|credentials|log[ \t]?in|sign[ \t]?in|logon)\b(?:[ \t]+(?:are|is|were|was|with|as|using))?[ \t]*[:=]?[ \t]*[\"'`]?"
          r"([A-Za-z0-9_.\-@\\]{1,64})[\"'`]?[ \t]*(?:/|:)[ \t]*[\"'`]?([^\s\"'`,;]{6,})",
-         ("cred", "login", "log in", "sign in", "signin", "logon"), 2, "pair"),
+         ("cred", "login", "log in", "log\tin", "sign in", "sign\tin", "signin", "logon"), 2, "pair"),
     Rule("credential-table-cell", "secret", "a password in a Markdown table, in the cell after a credential name (| DB_PASSWORD | X |, | Password | `X` |), when X looks like one: a type, a description or a plain word stays (| password | string | ... |)",
          r"(?im)^[ \t]*\|[ \t]*(?:\*\*|`)?(" + _STRONG + r")(?:\*\*|`)?[ \t]*\|[ \t]*`?([^|`\s]{3,})`?[ \t]*(?:\||$)",
          ("|",), 2, "cell"),
