@@ -864,3 +864,16 @@ def test_spellings_the_keywords_once_missed() -> None:
         assert "Xk9#mz2Lq" not in scrub.scrub(text)[0] and "Zq8kL2pVw9xXk9" not in scrub.scrub(text)[0], text
     # single-dash flags are credential-flag's own now (credential-in-prose took some before)
     assert scrub.scrub("app -secret Zq8kL2pVw9xXk9mz")[1][0].rule == "credential-flag"
+
+
+def test_credential_flags_are_whole_flags() -> None:
+    """A flag starts after a blank, a quote or `=`, and may name its credential last
+    (`--db-password`, `--master-user-password`); a word inside another one is no flag."""
+    for text in ["rds create --db-password correcthorsebattery", "rds --master-user-password hunter22x",
+                 "app --admin-token Zq8kL2pVw9xXk9", "x=--password correcthorse", "--pass-token Zq8kL2pVw9"]:
+        clean, found = scrub.scrub(text)
+        assert [f.rule for f in found] == ["credential-flag"] and "REDACTED" in clean, text
+    for text in ["This method implements the single-token deletion", "csrf-token=Mj2qykJO5rELyHgez",
+                 "aws cognito-idp forgot-password --client-id 3n4b5urk", "aws apigateway create-api-key --name ci"]:
+        assert scrub.scrub(text)[0] == text, text
+    assert scrub.scrub("aws apigateway delete-api-key --api-key 8bklk8bl1k3sB38D9B3")[0].endswith("--api-key [REDACTED:credential-flag]")

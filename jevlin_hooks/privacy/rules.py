@@ -279,7 +279,7 @@ RULES: tuple[Rule, ...] = (
          r"(?i)(?:^|\n)[ \t]+[\"']?[a-z0-9_.\-]{1,60}[\"']?:[ \t]*(?:[\"']?([A-Za-z0-9+/]{8,}={0,2})[\"']?[ \t]*(?:\r?\n|$)|[|>][\-+]?[ \t]*\r?\n[ \t]+([A-Za-z0-9+/]{16,}={0,2}))",
          ("secret",), (1, 2), "k8s"),
     Rule("credential-flag", "secret", "credentials passed as command-line flags: --password X, --token=X, --api-key X, --secret X, --account-key X, --sas-token X, --storepass X, --secret-string X (aws secretsmanager)",
-         r"(?i)(?:^|[^a-z0-9_\-])--?(?:password|passwd|pass|pwd|token|api[-_]?key|apikey|secret|client[-_]secret|access[-_]key|secret[-_]key|auth[-_]token"
+         r"(?i)(?:^|[^a-z0-9_\-])-?(?:-[a-z0-9]+)*-(?:password|passwd|pass|pwd|token|api[-_]?key|apikey|secret|client[-_]secret|access[-_]key|secret[-_]key|auth[-_]token"
          r"|account[-_]key|sas[-_]token|access[-_]token|refresh[-_]token|master[-_]key|storage[-_]key|shared[-_]key|(?:key|store)[-_]?pass(?:word)?"
          r"|secret[-_]string)(?:=|[ \t]+)" + _QUOTED_OR_BARE,
          ("-pass", "-pwd", "-token", "-api", "-secret", "-client", "-access", "-auth", "-account", "-sas", "-refresh",
