@@ -14,8 +14,11 @@ Then every match lies on a line that holds a keyword, within that line and the l
 either side of it, and RE2 searching only those lines (with the whole text around them as
 context, so ``^``, ``$`` and ``\\b`` see what they always saw) finds the same matches, in the
 same order. Both facts are worked out here from the pattern itself (Python's regular-expression
-parser reads RE2's syntax for every construct the rules use); a pattern either cannot be read
-or is not shown to have both is searched whole, as before.
+parser reads RE2's syntax for every construct the rules use); a pattern that cannot be read, or
+is not shown to have both, is searched whole, as before. The second fact alone (one_line) lets
+scrub.py start RE2 at the line of the next match end Hyperscan reports; a pattern whose matches
+hold no line break at all (within_lines) can be searched on the lines near a word that only
+gives context.
 """
 
 from __future__ import annotations
