@@ -123,21 +123,12 @@ class Ends:
     def ends(self, view: bytes) -> dict[int, list[int]] | None:
         """Each pattern's match ends, ascending; None where there are too many to be worth a
         Python call each (hostile text: 1.1.1.1.1... ends a match every two bytes)."""
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            scratch = self._local.scratch = hyperscan.Scratch(self._db)
-        found: dict[int, list[int]] = {}
-        budget = [64 + len(view) // 512]
-
-        def on_match(i: int, _from: int, to: int, _flags: int, _ctx: object) -> bool:
-            found.setdefault(i, []).append(to)
-            budget[0] -= 1
-            return budget[0] < 0  # True stops the scan
-
-        try:
-            self._db.scan(view, match_event_handler=on_match, scratch=scratch)
-        except hyperscan.ScanTerminated:
+        got = _reports(self._db, self._local, view, 64 + len(view) // 512)
+        if got is None:
             return None
+        found: dict[int, list[int]] = {}
+        for i, to in got:
+            found.setdefault(i, []).append(to)
         for offsets in found.values():
             offsets.sort()  # Hyperscan reports in order of end already; RE2's loop relies on it
         return found
@@ -156,23 +147,31 @@ class Anchors:
     def scan(self, view: bytes) -> list[tuple[int, int, int]] | None:
         """Every occurrence, as (word index, start, end) offsets in ``view``; None where there
         are too many to be worth a Python call each (hostile text: `net use ` over and over)."""
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            scratch = self._local.scratch = hyperscan.Scratch(self._db)
-        where: list[tuple[int, int, int]] = []
-        append, lengths = where.append, self._lengths
-        budget = [64 + len(view) // 256]
+        got = _reports(self._db, self._local, view, 64 + len(view) // 256)
+        lengths = self._lengths
+        return None if got is None else [(k, to - lengths[k], to) for k, to in got]
 
-        def on_match(k: int, _from: int, to: int, _flags: int, _ctx: object) -> bool:
-            append((k, to - lengths[k], to))
-            budget[0] -= 1
-            return budget[0] < 0  # True stops the scan
 
-        try:
-            self._db.scan(view, match_event_handler=on_match, scratch=scratch)
-        except hyperscan.ScanTerminated:
-            return None
-        return where
+def _reports(db: Any, local: threading.local, view: bytes, budget: int) -> list[tuple[int, int]] | None:
+    """(id, end) of every match in ``view``, as Hyperscan reports them (by end); None past
+    ``budget`` reports, where a Python call each costs more than what they would spare."""
+    scratch = getattr(local, "scratch", None)
+    if scratch is None:
+        scratch = local.scratch = hyperscan.Scratch(db)
+    out: list[tuple[int, int]] = []
+    append = out.append
+    left = [budget]
+
+    def on_match(i: int, _from: int, to: int, _flags: int, _ctx: object) -> bool:
+        append((i, to))
+        left[0] -= 1
+        return left[0] < 0  # True stops the scan
+
+    try:
+        db.scan(view, match_event_handler=on_match, scratch=scratch)
+    except hyperscan.ScanTerminated:
+        return None
+    return out
 
 
 def build_anchors(words: list[tuple[int, str]]) -> Anchors | None:
