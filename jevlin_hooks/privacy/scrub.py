@@ -61,6 +61,7 @@ class _Compiled:
     scan: Any  # the pattern without capture groups, for the patterns whose groups are costly, or None
     value: str  # how the value is read off a group-less match (_VALUE_SHAPES), or ""
     memo: dict[tuple[int, bytes, int], tuple[tuple[int, int], ...]]  # see _submatches
+    pattern: str  # the text RE2 compiled (anchored.py reads it)
 
 
 _COMPILED: list[list[_Compiled]] | None = None
@@ -129,7 +130,7 @@ def compiled() -> list[list[_Compiled]]:
                 _BY_KEYWORD.setdefault(k, []).append(i)
         out: list[list[_Compiled]] = []
         to_prefilter: list[tuple[int, str]] = []
-        by_end: list[tuple[int, str]] = []
+        by_end: tuple[list[tuple[int, str]], list[tuple[int, str]]] = ([], [])  # as _ENDS: every text, long ones
         pid = 0
         for r in RULES:
             groups = r.group if isinstance(r.group, tuple) else (r.group,)
@@ -144,19 +145,18 @@ def compiled() -> list[list[_Compiled]]:
                 if rx.NumberOfCapturingGroups() and (rx.ProgramSize() >= _COSTLY_GROUPS or value_shape):
                     scan = _re2.RE2(_without_groups(pattern).encode(), _OPTIONS)
                     assert scan.ok() and not scan.NumberOfCapturingGroups(), r.name
-                _PATTERNS[pid] = pattern
-                _RULE_OF[pid] = len(out) - 1
                 out[-1].append(_Compiled(r, rx, groups, r.category == "secret", r.check in _NEEDS_MATCH, word_start,
-                                         not r.pattern.isascii(), pid, scan.Match if scan else None, value_shape, {}))
+                                         not r.pattern.isascii(), pid, scan.Match if scan else None, value_shape, {},
+                                         pattern))
                 if r.name in _PREFILTERED and r.pattern.isascii():
                     to_prefilter.append((pid, pattern))
                 if r.name in _BY_END:
-                    by_end.append((pid, pattern))
+                    assert _BY_END[r.name] or anchored.one_line(pattern), r.name  # a length of 0: see _BY_END
+                    by_end[_END_DB[r.name]].append((pid, pattern))
                 pid += 1
         _window_rules(out, words)
         located = {k for r in RULES if r.check in _LOCATED for k in r.keywords}
-        assert len(by_end) == len(_BY_END) and all(r.pattern.isascii() for r in RULES if r.name in _BY_END)
-        assert all(anchored.one_line(p) for pid, p in by_end if _BY_END[RULES[_RULE_OF[pid]].name] == 0)
+        assert sum(map(len, by_end)) == len(_BY_END) and all(r.pattern.isascii() for r in RULES if r.name in _BY_END)
         _COMPILED = out
         if prefilter.available():
             # Hyperscan takes 0.2-0.3 s to compile (RE2 all the rules: 0.05 s) and lets other
@@ -166,10 +166,6 @@ def compiled() -> list[list[_Compiled]]:
                              args=(words, [i for i, w in enumerate(words) if w in located], to_prefilter,
                                    by_end, anchors)).start()
     return _COMPILED
-
-
-_PATTERNS: dict[int, str] = {}  # each compiled pattern's text, by pid
-_RULE_OF: dict[int, int] = {}  # each pid's rule index
 
 
 def _window_rules(rules: list[list[_Compiled]], words: list[str]) -> None:
@@ -182,12 +178,12 @@ def _window_rules(rules: list[list[_Compiled]], words: list[str]) -> None:
             continue
         anchors = tuple(r.keywords) + _EXTRA_ANCHORS.get(r.name, ())
         if (not any(k in _COMMON or k in _EVERYWHERE or k != k.lower() for k in anchors)
-                and all(anchored.line_anchored(_PATTERNS[c.pid], anchors) for c in rules[i])):
+                and all(anchored.line_anchored(c.pattern, anchors) for c in rules[i])):
             _WINDOWED[i] = anchors
             for w in anchors:
                 by_word.setdefault(index[w], []).append(i)
         elif (r.near and all(w.isascii() and w == w.lower() and w not in _EVERYWHERE for w in r.near)
-              and all(anchored.within_lines(_PATTERNS[c.pid]) for c in rules[i])):
+              and all(anchored.within_lines(c.pattern) for c in rules[i])):
             _NEAR_WINDOWED[i] = r.near
             for w in r.near:
                 by_near.setdefault(index[w], []).append(i)
@@ -250,13 +246,11 @@ _PF_READY = threading.Event()
 
 
 def _build_prefilter(words: list[str], located: list[int], patterns: list[tuple[int, str]],
-                     by_end: list[tuple[int, str]], anchors: list[tuple[int, str]]) -> None:
+                     by_end: tuple[list[tuple[int, str]], list[tuple[int, str]]], anchors: list[tuple[int, str]]) -> None:
     global _PF, _ANCHORS
     try:
         _ANCHORS = prefilter.build_anchors(anchors)
-        long_only = {pid for pid, _ in by_end if RULES[_RULE_OF[pid]].name in _BY_END_LONG}
-        _ENDS[:] = [prefilter.build_ends([(pid, p) for pid, p in by_end if pid not in long_only]),
-                    prefilter.build_ends([(pid, p) for pid, p in by_end if pid in long_only])]
+        _ENDS[:] = [prefilter.build_ends(patterns) for patterns in by_end]
         _PF = prefilter.build(words, located, patterns)
     except Exception:  # noqa: BLE001 - whatever goes wrong, scrubbing goes on without it, unchanged
         _PF = _ANCHORS = None
