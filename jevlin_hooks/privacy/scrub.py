@@ -62,6 +62,7 @@ class _Compiled:
     value: str  # how the value is read off a group-less match (_VALUE_SHAPES), or ""
     memo: dict[tuple[int, bytes, int], tuple[tuple[int, int], ...]]  # see _submatches
     pattern: str  # the text RE2 compiled (anchored.py reads it)
+    rejects: Any  # rejects(text, data, s0, e0): the match's check would fail, told without its groups (_REJECTS), or None
 
 
 _COMPILED: list[list[_Compiled]] | None = None
@@ -142,12 +143,13 @@ def compiled() -> list[list[_Compiled]]:
                     raise re2.error(f"{r.name}: {rx.error()}")
                 scan = None
                 value_shape = _VALUE_SHAPES.get(r.name, "")
-                if rx.NumberOfCapturingGroups() and (rx.ProgramSize() >= _COSTLY_GROUPS or value_shape):
+                rejects = _REJECTS.get(r.name)
+                if rx.NumberOfCapturingGroups() and (rx.ProgramSize() >= _COSTLY_GROUPS or value_shape or rejects):
                     scan = _re2.RE2(_without_groups(pattern).encode(), _OPTIONS)
                     assert scan.ok() and not scan.NumberOfCapturingGroups(), r.name
                 out[-1].append(_Compiled(r, rx, groups, r.category == "secret", r.check in _NEEDS_MATCH, word_start,
                                          not r.pattern.isascii(), pid, scan.Match if scan else None, value_shape, {},
-                                         pattern))
+                                         pattern, rejects))
                 if r.name in _PREFILTERED and r.pattern.isascii():
                     to_prefilter.append((pid, pattern))
                 if r.name in _BY_END:
@@ -243,6 +245,55 @@ def _value_span(shape: str, data: bytes, s0: int, e0: int) -> tuple[int, int]:
 
 
 _PF_READY = threading.Event()
+
+
+# The candidate-heavy rules' commonest rejections, told from the match alone (no groups): on a
+# varied message 48 quoted-high-entropy candidates, 38 generic-high-entropy and 32
+# credential-assignment ones, most turned down for their key name (client_id, user_id, cache_key)
+# or, under quoted-high-entropy, a digest or UUID value. Their key name is group 1, the run of
+# name characters right after the match's first character (or from 0, where ^ matched): what
+# follows a name in these patterns is a quote, a blank, `=`, `:`, `,`, `]`, `?`, `+`, `|` or `.`
+# (`key.=`), and of those only `.` is a name character, so where the run does not end in `.` the
+# name is the whole run (greedy, and no shorter name leaves a match the longer one does not).
+# Both rules' patterns are ASCII: they run on the one-byte view, whose offsets are the text's.
+_ASSIGN_NAME = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"  # [a-z0-9_.\-] under (?i)
+_QUOTED_NAME = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"  # [A-Za-z0-9_\-]
+_QUOTED_VALUE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
+_HEX_DASH = b"0123456789abcdefABCDEF-"
+
+
+def _name_end(data: bytes, s0: int, e0: int, chars: bytes) -> tuple[int, int]:
+    """Where group 1 (the key name) of a match [s0, e0) of these rules lies: see above."""
+    ns = s0 if s0 == 0 and data[0] in chars else s0 + 1
+    seg = data[ns:e0]
+    return ns, ns + len(seg) - len(seg.lstrip(chars))
+
+
+def _rejects_assignment(text: str, data: bytes, s0: int, e0: int) -> bool:
+    ns, ne = _name_end(data, s0, e0, _ASSIGN_NAME)
+    return data[ne - 1] != 0x2E and not _key_ok(text[ns:ne])
+
+
+def _rejects_weak(text: str, data: bytes, s0: int, e0: int) -> bool:
+    ns, ne = _name_end(data, s0, e0, _ASSIGN_NAME)
+    return data[ne - 1] != 0x2E and not _entropy_key_ok(text[ns:ne])
+
+
+def _rejects_quoted(text: str, data: bytes, s0: int, e0: int) -> bool:
+    ns, ne = _name_end(data, s0, e0, _QUOTED_NAME)
+    if not _entropy_key_ok(text[ns:ne]):
+        return True
+    # The value ends the match. Where it ends in a run of 32+ hex digits and dashes with no value
+    # character before the run, the value is that run: what precedes a value in the pattern (a
+    # quote, a blank, `:`, `,`, `=`, `>`) is no hex digit or dash. A digest or UUID: rejected.
+    seg = data[ne:e0]
+    r = len(seg.rstrip(_HEX_DASH))  # >= 1: the name is followed by a quote, a blank or `=:,`
+    return len(seg) - r >= 32 and seg[r - 1] not in _QUOTED_VALUE \
+        and _PUBLIC_SHAPE.match(text[ne + r:e0][:CHECK_LIMIT]) is not None
+
+
+_REJECTS = {"credential-assignment": _rejects_assignment, "generic-high-entropy": _rejects_weak,
+            "quoted-high-entropy": _rejects_quoted}
 
 
 def _build_prefilter(words: list[str], located: list[int], patterns: list[tuple[int, str]],
@@ -745,7 +796,7 @@ def _entropy(s: str) -> float:
     """Shannon entropy in bits a character. Remembered per value (quoted-high-entropy asks twice
     for each value, generic-high-entropy again), and each count's term is worked out once: a
     200-character value has 55 distinct characters but a handful of distinct counts."""
-    return _entropy_memo(s) if len(s) <= 256 else _entropy_uncached(s)
+    return _entropy_memo(s) if len(s) <= 256 else _entropy_long(s)
 
 
 def _entropy_uncached(s: str) -> float:
@@ -759,6 +810,10 @@ def _entropy_uncached(s: str) -> float:
 
 
 _entropy_memo = functools.lru_cache(maxsize=4096)(_entropy_uncached)
+# Long values (a kubeconfig's key data, a base64 blob: 600-800 characters on a varied message)
+# come back too: quoted-high-entropy, generic-high-entropy and _random_looking each ask, 4.5 times
+# a message for the same text. A few are kept (32 of at most CHECK_LIMIT characters: 128 KiB).
+_entropy_long = functools.lru_cache(maxsize=32)(_entropy_uncached)
 
 
 def _counting_windows(k: int) -> Any:
@@ -803,7 +858,7 @@ _HEX_BODY = re.compile(r"[0-9a-fA-F]{16,}")
 def _random_looking_cached(value: str) -> bool:
     """The same value is often checked twice (quoted-high-entropy and generic-high-entropy both
     see `session_id=...`), and log lines repeat ids. Long values are not kept (memory)."""
-    return _random_looking_memo(value) if len(value) <= 256 else _random_looking(value)
+    return _random_looking_memo(value) if len(value) <= 256 else _random_looking_long(value)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -813,12 +868,17 @@ def _random_looking_memo(value: str) -> bool:
 
 def _random32_cached(value: str) -> bool:
     """quoted-high-entropy's test: random-looking, and 3.6 bits a character."""
-    return _random32_memo(value) if len(value) <= 256 else _random_looking(value) and _entropy(value) >= 3.6
+    return _random32_memo(value) if len(value) <= 256 else _random_looking_long(value) and _entropy(value) >= 3.6
 
 
 @functools.lru_cache(maxsize=4096)
 def _random32_memo(value: str) -> bool:
     return _random_looking(value) and _entropy(value) >= 3.6
+
+
+@functools.lru_cache(maxsize=32)  # long values: see _entropy_long
+def _random_looking_long(value: str) -> bool:
+    return _random_looking(value)
 
 
 def _plainly_public(v: str) -> bool:
@@ -1449,6 +1509,7 @@ def _run(c: _Compiled, text: str, lower: str, ascii_view: bytes, utf8s: list[tup
     # what the loop reads for every candidate, read once (150 candidates a varied message)
     check, name, near, groups = rule.check, rule.name, rule.near, c.groups
     word_start, secret, ascii_pos = c.word_start, c.secret, pos.ascii
+    rejects = c.rejects
     span_hook = check in _SPAN_HOOKS
     read_value = c.value if ascii_pos else ""
     groups_for_check = c.needs_match
@@ -1486,6 +1547,8 @@ def _run(c: _Compiled, text: str, lower: str, ascii_view: bytes, utf8s: list[tup
                 k = bisect.bisect_right(joints_at, s0)
                 if k == len(joints_at) or joints_at[k] >= e0:
                     continue
+            if rejects is not None and rejects(text, data, s0, e0):
+                continue
             if scan is not None:
                 if read_value:  # the group read off the match: the match is all the check needs
                     spans = [(s0, e0), _value_span(read_value, data, s0, e0)]
