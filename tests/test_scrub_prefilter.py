@@ -159,3 +159,36 @@ def test_an_unwritable_cache_costs_a_compile_nothing_more(monkeypatch: pytest.Mo
     monkeypatch.setattr(prefilter, "cache_dir", lambda: str(blocker / "cache"))
     pf = prefilter.build(["token"], [], [(0, r"ghp_[A-Za-z0-9]{36}")])
     assert pf is not None and pf.possible(b"ghp_" + b"x" * 36) == {0}
+
+
+@pytest.mark.skipif(not prefilter.available(), reason="no Hyperscan wheel here")
+def test_the_long_texts_database_leaves_out_what_it_is_told(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """Patterns of long_skip are not in the long texts' database (scrub.py finds them there by
+    their match ends), and it is cached with the rest; without long_skip both answers are one."""
+    monkeypatch.setattr(prefilter, "cache_dir", lambda: str(tmp_path / "cache"))
+    words = ["token", "ghp_"]
+    patterns = [(0, r"ghp_[A-Za-z0-9]{36}"), (1, r"AKIA[0-9A-Z]{16}"), (2, r"\b\d{4}[ -]?\d{4}[ -]?\d{4}[ -]?\d{4}\b")]
+    text = ("token ghp_" + "a" * 36 + " AKIA" + "B" * 16 + " card 4111 1111 1111 1111").encode()
+    for attempt in ("compiled", "loaded"):
+        pf = prefilter.build(words, [], patterns, long_skip=[2, 7])
+        assert pf is not None, attempt
+        assert pf.possible(text) == {0, 1, 2} and pf.pattern_ids == {0, 1, 2}
+        assert pf.possible(text, long=True) == {0, 1} and pf.long_ids == {0, 1}
+    assert len(os.listdir(tmp_path / "cache")) == 1
+    plain = prefilter.build(words, [], patterns)
+    assert plain is not None and plain.long_ids == plain.pattern_ids and plain.possible(text, long=True) == {0, 1, 2}
+    # every pattern skipped: the long texts' database answers for none
+    none_left = prefilter.build(words, [], patterns[2:], long_skip=[2])
+    assert none_left is not None and none_left.long_ids == frozenset() and none_left.possible(text, long=True) == set()
+    again = prefilter.build(words, [], patterns[2:], long_skip=[2])
+    assert again is not None and again.long_ids == frozenset() and again.possible(text) == {2}
+
+
+def test_long_texts_skip_the_prefilter_only_for_rules_found_by_their_ends() -> None:
+    scrub.wait_prefilter()
+    pf = scrub._PF
+    if pf is None:
+        pytest.skip("no Hyperscan here")
+    skipped = {scrub.RULES[i].name for i, cs in enumerate(scrub.compiled()) for c in cs
+               if c.pid in pf.pattern_ids and c.pid not in pf.long_ids}
+    assert skipped == {"payment-card", "phone-number", "iban"} == scrub._BY_END_LONG & scrub._PREFILTERED

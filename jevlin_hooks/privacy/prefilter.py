@@ -65,21 +65,27 @@ def to_hyperscan(pattern: str) -> str | None:
 
 
 class Prefilter:
-    """Two block-mode databases: keywords over the lower-cased text's UTF-8, patterns over the
-    one-byte view."""
+    """Block-mode databases: keywords over the lower-cased text's UTF-8, patterns over the
+    one-byte view; and the patterns again for long texts, less those that scrub.py finds in long
+    texts by Hyperscan's match ends anyway (build's ``long_skip``)."""
 
-    def __init__(self, words: Any, patterns: Any, pattern_ids: frozenset[int], located: frozenset[int]) -> None:
+    def __init__(self, words: Any, patterns: Any, pattern_ids: frozenset[int], located: frozenset[int],
+                 patterns_long: Any = None, long_ids: frozenset[int] | None = None) -> None:
         self._words, self._patterns = words, patterns
         self.pattern_ids = pattern_ids  # the patterns the prefilter answers for
         self._located = located
+        self._same = long_ids is None  # no database of its own for long texts
+        self._patterns_long = patterns if long_ids is None else patterns_long
+        self.long_ids = pattern_ids if long_ids is None else long_ids  # what it answers for in long texts
         self._local = threading.local()  # a scratch space is for one scan at a time: one per thread
 
-    def _scratch(self) -> tuple[Any, Any]:
-        pair = getattr(self._local, "pair", None)
-        if pair is None:
-            pair = self._local.pair = (hyperscan.Scratch(self._words),
-                                       hyperscan.Scratch(self._patterns) if self._patterns is not None else None)
-        return pair
+    def _scratch(self) -> tuple[Any, Any, Any]:
+        got = getattr(self._local, "scratch", None)
+        if got is None:
+            words, pats = (hyperscan.Scratch(db) if db is not None else None for db in (self._words, self._patterns))
+            longs = pats if self._same else hyperscan.Scratch(self._patterns_long) if self._patterns_long is not None else None
+            got = self._local.scratch = (words, pats, longs)
+        return got
 
     def keywords(self, lower_utf8: bytes) -> tuple[set[int], list[tuple[int, int]]]:
         """The keywords present (indices), and (index, end byte offset) of each located word."""
@@ -96,17 +102,18 @@ class Prefilter:
         self._words.scan(lower_utf8, match_event_handler=on_match, scratch=self._scratch()[0])
         return present, where
 
-    def possible(self, view: bytes) -> set[int]:
-        """The patterns (of pattern_ids) that may match ``view``."""
+    def possible(self, view: bytes, long: bool = False) -> set[int]:
+        """The patterns (of pattern_ids, or of long_ids with ``long``) that may match ``view``."""
         found: set[int] = set()
-        if self._patterns is None:
+        db = self._patterns_long if long else self._patterns
+        if db is None:
             return found
         add = found.add
 
         def on_match(i: int, _from: int, _to: int, _flags: int, _ctx: object) -> None:
             add(i)
 
-        self._patterns.scan(view, match_event_handler=on_match, scratch=self._scratch()[1])
+        db.scan(view, match_event_handler=on_match, scratch=self._scratch()[2 if long else 1])
         return found
 
 
@@ -203,24 +210,27 @@ def build_ends(patterns: list[tuple[int, str]]) -> Ends | None:
     return Ends(db)
 
 
-def build(words: list[str], located: Iterable[int], patterns: list[tuple[int, str]]) -> Prefilter | None:
-    """Both databases, from the cache or compiled (then cached); None where Hyperscan is missing
-    or refuses the keywords."""
+def build(words: list[str], located: Iterable[int], patterns: list[tuple[int, str]],
+          long_skip: Iterable[int] = ()) -> Prefilter | None:
+    """The databases, from the cache or compiled (then cached); None where Hyperscan is missing
+    or refuses the keywords. Patterns of ``long_skip`` are left out of the long texts' database."""
     if hyperscan is None:
         return None
     loc = sorted(set(located))
-    key = _cache_key(words, loc, patterns)
+    skip = sorted(set(long_skip))
+    key = _cache_key(words, loc, patterns, skip)
     cached = _load(key)
     if cached is not None:
         return cached
-    pf = _build(words, loc, patterns)
+    pf = _build(words, loc, patterns, skip)
     if pf is not None:
         _store(key, pf)
     return pf
 
 
-def _build(words: list[str], located: Iterable[int], patterns: list[tuple[int, str]]) -> Prefilter | None:
-    """Compile both databases. A pattern Hyperscan refuses (an anchor inside the pattern) is left
+def _build(words: list[str], located: Iterable[int], patterns: list[tuple[int, str]],
+           long_skip: Iterable[int] = ()) -> Prefilter | None:
+    """Compile the databases. A pattern Hyperscan refuses (an anchor inside the pattern) is left
     out of the prefilter: RE2 runs it."""
     try:
         wdb = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
@@ -237,7 +247,14 @@ def _build(words: list[str], located: Iterable[int], patterns: list[tuple[int, s
         pdb = _compile(usable, flags)
         if pdb is None:
             usable = []
-    return Prefilter(wdb, pdb, frozenset(i for i, _ in usable), loc)
+    ids = frozenset(i for i, _ in usable)
+    skip = ids.intersection(long_skip)
+    if skip:
+        long_usable = [(pid, p) for pid, p in usable if pid not in skip]
+        ldb = _compile(long_usable, flags)
+        if ldb is not None or not long_usable:
+            return Prefilter(wdb, pdb, ids, loc, ldb, ids - skip)
+    return Prefilter(wdb, pdb, ids, loc)
 
 
 def _compile(patterns: list[tuple[int, bytes]], flags: int) -> Any:
@@ -253,7 +270,7 @@ def _compile(patterns: list[tuple[int, bytes]], flags: int) -> Any:
 
 # --- the compiled databases, cached ------------------------------------------------------------
 
-_MAGIC = b"jevlin-hooks prefilter 1\n"
+_MAGIC = b"jevlin-hooks prefilter 2\n"
 _LEN = struct.Struct(">Q")
 _CACHE_LIMIT = 64 << 20
 
@@ -264,8 +281,8 @@ def cache_dir() -> str:
     return platformdirs.user_cache_dir("jevlin-hooks", appauthor=False)
 
 
-def _cache_key(words: list[str], located: list[int], patterns: list[tuple[int, str]]) -> str:
-    what = json.dumps([getattr(hyperscan, "__version__", "?"), words, located, patterns]).encode()
+def _cache_key(words: list[str], located: list[int], patterns: list[tuple[int, str]], long_skip: list[int]) -> str:
+    what = json.dumps([getattr(hyperscan, "__version__", "?"), words, located, patterns, long_skip]).encode()
     return hashlib.sha256(what).hexdigest()[:32]
 
 
@@ -304,21 +321,27 @@ def _decode(data: bytes) -> Prefilter | None:
     try:
         parts = []
         pos = 0
-        for _ in range(3):
+        for _ in range(4):
             (n,) = _LEN.unpack_from(body, pos)
             parts.append(body[pos + _LEN.size:pos + _LEN.size + n])
             pos += _LEN.size + n
         head = json.loads(parts[0])
         words = hyperscan.loadb(parts[1], hyperscan.HS_MODE_BLOCK)
         pats = hyperscan.loadb(parts[2], hyperscan.HS_MODE_BLOCK) if parts[2] else None
-        return Prefilter(words, pats, frozenset(head["pattern_ids"]), frozenset(head["located"]))
+        long_ids = head["long_ids"]
+        pats_long = hyperscan.loadb(parts[3], hyperscan.HS_MODE_BLOCK) if parts[3] else None
+        return Prefilter(words, pats, frozenset(head["pattern_ids"]), frozenset(head["located"]), pats_long,
+                         None if long_ids is None else frozenset(long_ids))
     except (struct.error, ValueError, KeyError, TypeError, hyperscan.error):
         return None  # another platform's build, another version: compiled again
 
 
 def _encode(pf: Prefilter) -> bytes:
-    head = json.dumps({"pattern_ids": sorted(pf.pattern_ids), "located": sorted(pf._located)}).encode()
-    blobs = [head, hyperscan.dumpb(pf._words), hyperscan.dumpb(pf._patterns) if pf._patterns is not None else b""]
+    own = not pf._same and pf._patterns_long is not None  # a long texts' database of its own, not empty
+    head = json.dumps({"pattern_ids": sorted(pf.pattern_ids), "located": sorted(pf._located),
+                       "long_ids": None if pf._same else sorted(pf.long_ids)}).encode()
+    blobs = [head, hyperscan.dumpb(pf._words), hyperscan.dumpb(pf._patterns) if pf._patterns is not None else b"",
+             hyperscan.dumpb(pf._patterns_long) if own else b""]
     body = b"".join(_LEN.pack(len(b)) + b for b in blobs)
     return _MAGIC + hashlib.sha256(body).digest() + body
 
