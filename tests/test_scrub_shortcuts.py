@@ -239,3 +239,12 @@ def test_long_values_are_remembered_with_the_same_answers() -> None:
     assert scrub._random32_cached(blob) == (scrub._random_looking(blob) and scrub._entropy_uncached(blob) >= 3.6)
     assert scrub._random_looking_cached(blob) == scrub._random_looking(blob)
     assert scrub._entropy_long.cache_info().currsize >= 1
+    # past CHECK_LIMIT nothing is kept (a pasted file or hostile text would stay alive otherwise)
+    huge = blob * 8
+    assert len(huge) > scrub.CHECK_LIMIT
+    before = (scrub._entropy_long.cache_info(), scrub._random_looking_long.cache_info())
+    assert scrub._entropy(huge) == scrub._entropy_uncached(huge)
+    assert scrub._random32_cached(huge) == (scrub._random_looking(huge) and scrub._entropy_uncached(huge) >= 3.6)
+    after = (scrub._entropy_long.cache_info(), scrub._random_looking_long.cache_info())
+    assert [c.currsize for c in after] == [c.currsize for c in before]
+    assert [c.misses for c in after] == [c.misses for c in before]

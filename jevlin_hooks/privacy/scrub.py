@@ -800,7 +800,9 @@ def _entropy(s: str) -> float:
     """Shannon entropy in bits a character. Remembered per value (quoted-high-entropy asks twice
     for each value, generic-high-entropy again), and each count's term is worked out once: a
     200-character value has 55 distinct characters but a handful of distinct counts."""
-    return _entropy_memo(s) if len(s) <= 256 else _entropy_long(s)
+    if len(s) <= 256:
+        return _entropy_memo(s)
+    return _entropy_long(s) if len(s) <= CHECK_LIMIT else _entropy_uncached(s)
 
 
 def _entropy_uncached(s: str) -> float:
@@ -816,7 +818,8 @@ def _entropy_uncached(s: str) -> float:
 _entropy_memo = functools.lru_cache(maxsize=4096)(_entropy_uncached)
 # Long values (a kubeconfig's key data, a base64 blob: 600-800 characters on a varied message)
 # come back too: quoted-high-entropy, generic-high-entropy and _random_looking each ask, 4.5 times
-# a message for the same text. A few are kept (32 of at most CHECK_LIMIT characters: 128 KiB).
+# a message for the same text. A few are kept: 32, of at most CHECK_LIMIT characters (a longer
+# one, hostile or a pasted file, is counted afresh), so at most 512 KiB stay alive after a text.
 _entropy_long = functools.lru_cache(maxsize=32)(_entropy_uncached)
 
 
@@ -861,8 +864,10 @@ _HEX_BODY = re.compile(r"[0-9a-fA-F]{16,}")
 
 def _random_looking_cached(value: str) -> bool:
     """The same value is often checked twice (quoted-high-entropy and generic-high-entropy both
-    see `session_id=...`), and log lines repeat ids. Long values are not kept (memory)."""
-    return _random_looking_memo(value) if len(value) <= 256 else _random_looking_long(value)
+    see `session_id=...`), and log lines repeat ids. Long values: see _entropy_long."""
+    if len(value) <= 256:
+        return _random_looking_memo(value)
+    return _random_looking_long(value) if len(value) <= CHECK_LIMIT else _random_looking(value)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -872,7 +877,9 @@ def _random_looking_memo(value: str) -> bool:
 
 def _random32_cached(value: str) -> bool:
     """quoted-high-entropy's test: random-looking, and 3.6 bits a character."""
-    return _random32_memo(value) if len(value) <= 256 else _random_looking_long(value) and _entropy(value) >= 3.6
+    if len(value) <= 256:
+        return _random32_memo(value)
+    return _random_looking_cached(value) and _entropy(value) >= 3.6
 
 
 @functools.lru_cache(maxsize=4096)
