@@ -9,6 +9,8 @@ import math
 import random
 import string
 from collections import Counter
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from test_scrub_prefilter import _texts
@@ -21,6 +23,17 @@ def texts() -> list[str]:
     return _texts()
 
 
+def _matches(match: Any, view: bytes) -> Iterator[tuple[int, int]]:
+    """Every match of a compiled pattern's ``Match`` in ``view``, as scrub._run walks them."""
+    at = 0
+    while at <= len(view):
+        s0, e0 = match(scrub._UNANCHORED, view, at, len(view))[0]
+        if s0 < 0:
+            return
+        yield s0, e0
+        at = e0 if e0 > at else at + 1
+
+
 def test_values_read_off_the_match_are_re2s_groups(texts: list[str]) -> None:
     shaped = [c for cs in scrub.compiled() for c in cs if c.value]
     assert shaped, "no rule reads its value off the match"
@@ -28,12 +41,7 @@ def test_values_read_off_the_match_are_re2s_groups(texts: list[str]) -> None:
     for text in texts:
         view = scrub.one_byte_view(text)
         for c in shaped:
-            at = 0
-            while at <= len(view):
-                s0, e0 = c.scan(scrub._UNANCHORED, view, at, len(view))[0]
-                if s0 < 0:
-                    break
-                at = e0 if e0 > at else at + 1
+            for s0, e0 in _matches(c.scan, view):
                 span = scrub._value_span(c.value, view, s0, e0)
                 groups = c.rx.Match(scrub._UNANCHORED, view, s0, len(view))
                 assert groups[0] == (s0, e0)
@@ -213,12 +221,7 @@ def test_rejections_told_without_groups_are_the_checks(texts: list[str]) -> None
         chars = scrub._QUOTED_NAME if name == "quoted-high-entropy" else scrub._ASSIGN_NAME
         for text in crafted + texts:
             view, lower = scrub.one_byte_view(text), text.lower()
-            at = 0
-            while at <= len(view):
-                s0, e0 = c.scan(scrub._UNANCHORED, view, at, len(view))[0]
-                if s0 < 0:
-                    break
-                at = e0 if e0 > at else at + 1
+            for s0, e0 in _matches(c.scan, view):
                 groups = c.rx.Match(scrub._ANCHOR_BOTH, view, s0, e0)
                 ns, ne = scrub._name_end(view, s0, e0, chars)
                 if view[ne - 1] != ord("."):
