@@ -10,6 +10,11 @@ of one record (bench/daemon_throughput.py's records, 1-3 KiB of history) scrubbe
 `scrub_many`, timed in microseconds. OTHER_TREE is a checkout, e.g.
 `git archive main | tar -x -C /tmp/main`. The other tree's scrub.py is loaded on its own; rules.py
 and pii.py come from this tree (so the comparison is of the scanning code, not of the rule table).
+
+With ``--cold``, 64 MB are read before each call (outside the timing): each scrubber then starts
+with the processor's caches full of other data, as in bench/scrub_speed.py, where detect-secrets
+and LangSmith run between two of our messages. On these machines (2 MiB of L2 a core) that costs
+a varied message about 1 ms of its 3.5: a change can save instructions and still lose there.
 """
 
 from __future__ import annotations
@@ -70,15 +75,26 @@ def record_texts(rng: random.Random, n: int) -> list[list[str]]:
     return out
 
 
+_EVICT = bytearray(0)
+
+
+def evict() -> None:
+    """Fill the caches with something else (see --cold)."""
+    if _EVICT:
+        bytes(_EVICT)
+
+
 def interleaved(theirs_fn: Any, ours_fn: Any, inputs: list[Any], as_key: Any) -> tuple[float, float, int]:
     """Both scrubbers on each input back to back: (their p50 ms, our p50 ms, inputs with the same output)."""
     theirs: list[float] = []
     ours: list[float] = []
     same = 0
     for x in inputs:
+        evict()
         t0 = time.perf_counter()
         a = theirs_fn(x)
         theirs.append(time.perf_counter() - t0)
+        evict()
         t0 = time.perf_counter()
         b = ours_fn(x)
         ours.append(time.perf_counter() - t0)
@@ -90,7 +106,10 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("other", help="the other tree (a checkout of main, say)")
     ap.add_argument("--n", type=int, default=100)
+    ap.add_argument("--cold", action="store_true", help="read 64 MB before each call: caches as in scrub_speed.py")
     args = ap.parse_args()
+    if args.cold:
+        _EVICT.extend(bytes(64 << 20))
     other = load_other(args.other)
     rng = random.Random(7)  # the same messages as bench/scrub_speed.py
     snippets = [r.text for r in generate.rows(7, 400)]
