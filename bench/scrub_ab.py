@@ -78,6 +78,11 @@ def record_texts(rng: random.Random, n: int) -> list[list[str]]:
 _EVICT = bytearray(0)
 
 
+def set_cold(cold: bool) -> None:
+    """Whether evict() reads 64 MB (see --cold)."""
+    _EVICT[:] = bytes(64 << 20) if cold else b""
+
+
 def evict() -> None:
     """Fill the caches with something else (see --cold)."""
     if _EVICT:
@@ -108,8 +113,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=100)
     ap.add_argument("--cold", action="store_true", help="read 64 MB before each call: caches as in scrub_speed.py")
     args = ap.parse_args()
-    if args.cold:
-        _EVICT.extend(bytes(64 << 20))
+    set_cold(args.cold)
     other = load_other(args.other)
     rng = random.Random(7)  # the same messages as bench/scrub_speed.py
     snippets = [r.text for r in generate.rows(7, 400)]
