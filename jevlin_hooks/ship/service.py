@@ -32,7 +32,8 @@ from jevlin_hooks.privacy import ids
 from jevlin_hooks.ship import daemon_state as status_file
 from jevlin_hooks.ship import housekeeping, prepare, quarantine
 from jevlin_hooks.ship.acker import Acker
-from jevlin_hooks.ship.sinks import MIN_RETRY_AFTER_S, Result, Sink, from_config
+from jevlin_hooks.ship.sinks import MIN_RETRY_AFTER_S, Result, Sink
+from jevlin_hooks.ship.sinks.configured import from_config
 
 if TYPE_CHECKING:
     from jevlin_hooks.capture.shapes import Record, State
