@@ -19,7 +19,7 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,8 +29,8 @@ from jevlin_hooks.base import paths
 ENTRY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "capture", "entry.py")
 MARK = "jevlin_hooks"
 TIMEOUT_S = 5
-# Claude Code's tool events: their matcher group gets "matcher": "*" (Codex's shape is the same)
-TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
+# plan_grouped's default matchers: Claude Code's tool events match every tool (Codex's are the same)
+CLAUDE_MATCHERS = {"PreToolUse": "*", "PostToolUse": "*", "PostToolUseFailure": "*"}
 
 
 class InstallError(Exception):
@@ -173,10 +173,11 @@ def strip_grouped(hooks: dict[str, Any]) -> None:
             del hooks[event]
 
 
-def plan_grouped(path: str, remove: bool, events: tuple[str, ...],
-                 handler: Callable[[str], dict[str, Any]]) -> Change:
+def plan_grouped(path: str, remove: bool, events: tuple[str, ...], handler: Callable[[str], dict[str, Any]],
+                 matchers: Mapping[str, str] = CLAUDE_MATCHERS) -> Change:
     """Claude Code's hooks shape (Codex's too): {"hooks": {event: [{"matcher"?, "hooks":
-    [handler]}]}} in a JSON file, every other key kept; ours replaced, never duplicated."""
+    [handler(event)]}]}} in a JSON file, every other key kept; ours replaced, never duplicated.
+    An event in ``matchers`` gets that matcher in its group; the others none."""
     before, data = read_json(path)
     hooks = data.get("hooks", {})
     if not isinstance(hooks, dict):
@@ -186,8 +187,8 @@ def plan_grouped(path: str, remove: bool, events: tuple[str, ...],
     if not remove:
         for event in events:
             group: dict[str, Any] = {"hooks": [handler(event)]}
-            if event in TOOL_EVENTS:
-                group = {"matcher": "*", **group}
+            if event in matchers:
+                group = {"matcher": matchers[event], **group}
             hooks.setdefault(event, [])
             if not isinstance(hooks[event], list):
                 raise InstallError(f"{path}: hooks.{event} is not a list; left untouched")

@@ -245,3 +245,21 @@ def test_install_without_harness_and_nothing_found(tmp_path):
                        stdin=subprocess.DEVNULL)
     assert p.returncode == 1 and "no harness found" in p.stderr and p.stderr.count("\n") == 1
     assert os.listdir(tmp_path) == []
+
+
+def test_grouped_hooks_take_the_harness_matchers(tmp_path, monkeypatch):
+    """plan_grouped with a harness's own matchers (a regex for its tool events, none for the
+    rest) beside the user's hooks; removing ours leaves the user's file as it was."""
+    monkeypatch.setenv("JEVLIN_HOME", str(tmp_path / ".jevlin"))
+    path = tmp_path / "settings.json"
+    path.write_text('{"hooks": {"AfterTool": [{"matcher": "x", "hooks": [{"type": "command", "command": "mine"}]}]}}\n')
+    change = installkit.plan_grouped(str(path), False, ("BeforeAgent", "AfterTool"),
+                                     lambda e: {"type": "command", "command": installkit.shell_command("h")},
+                                     matchers={"AfterTool": "run_shell_command|web_search"})
+    hooks = json.loads(change.after)["hooks"]
+    assert hooks["BeforeAgent"] == [{"hooks": [{"type": "command", "command": installkit.shell_command("h")}]}]
+    assert [g.get("matcher") for g in hooks["AfterTool"]] == ["x", "run_shell_command|web_search"]
+    path.write_bytes(change.after)
+    removed = installkit.plan_grouped(str(path), True, ("BeforeAgent", "AfterTool"), lambda e: {})
+    assert json.loads(removed.after) == {"hooks": {"AfterTool": [{"matcher": "x", "hooks": [
+        {"type": "command", "command": "mine"}]}]}}
