@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 from jevlin_hooks import replay  # noqa: E402
 from jevlin_hooks.base import config, fastjson  # noqa: E402
 from jevlin_hooks.capture import engine, lineage  # noqa: E402
-from jevlin_hooks.capture.harness import claude_code  # noqa: E402
+from jevlin_hooks.harnesses.claude_code import capture as claude_code  # noqa: E402
 
 PY = os.path.realpath(sys.executable)
 HOOK = [PY, "-I", "-S", replay.ENTRY, "claude-code"]

@@ -21,8 +21,8 @@ from collections import defaultdict
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODULES = (
     "jevlin_hooks.capture.hook", "jevlin_hooks.capture.engine", "jevlin_hooks.capture.lineage",
-    "jevlin_hooks.capture.harness.claude_code", "jevlin_hooks.capture.harness.codex",
-    "jevlin_hooks.capture.harness.cursor", "jevlin_hooks.capture.transcript",
+    "jevlin_hooks.harnesses.claude_code.capture", "jevlin_hooks.harnesses.codex.capture",
+    "jevlin_hooks.harnesses.cursor.capture", "jevlin_hooks.capture.transcript",
     "jevlin_hooks.capture.context", "jevlin_hooks.base.config", "jevlin_hooks.base.spool",
     "jevlin_hooks.privacy.ids",
 )

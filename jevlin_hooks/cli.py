@@ -54,19 +54,12 @@ class _Subcommands:
         return self.sub.add_parser(name, help=help, description=help)
 
 
-def _installers() -> list[str]:
-    """The harnesses `install` knows, named by the harness table: importing the installers
-    themselves costs every command (the daemon's start included) 30 ms
-    (tests/test_install.py checks both tables name the same harnesses)."""
-    from jevlin_hooks.capture.harness import HARNESSES
-
-    return list(HARNESSES)
-
-
 def _harnesses() -> list[str]:
-    from jevlin_hooks.capture import harness
+    """The registered harnesses (the registry only: importing their installers would cost every
+    command, the daemon's start included, 30 ms)."""
+    from jevlin_hooks import harnesses
 
-    return list(harness.HARNESSES)
+    return list(harnesses.HARNESSES)
 
 
 def _main(args: list[str]) -> int:
@@ -95,7 +88,7 @@ def _main(args: list[str]) -> int:
     sub.add_parser("demo", help="real agent sessions through hooks, queue, daemon and local store, then the views")
     for name in ("install", "uninstall"):
         p = sub.add_parser(name, help=f"{name} our hooks in a harness's config")
-        p.add_argument("--harness", default=None, choices=[*_installers(), "all"],
+        p.add_argument("--harness", default=None, choices=[*_harnesses(), "all"],
                        help="which harness (default: the ones found on this machine)")
         p.add_argument("--project", nargs="?", const=".", default=None,
                        help="the project's own hook file (.claude/settings.json, .codex/hooks.json, "
@@ -400,15 +393,17 @@ def _preview(ns: argparse.Namespace) -> int:
     return 0
 
 
-def _pick_harnesses(install: Any, remove: bool) -> list[str] | int:
+def _pick_harnesses(remove: bool) -> list[str] | int:
     """No --harness: install into the harnesses found here (asking first on a terminal), and
     say which; uninstall looks at every harness (only those holding our hooks change)."""
+    from jevlin_hooks import harnesses, install
+
     if remove:
-        return list(install.INSTALLERS)
+        return list(harnesses.HARNESSES)
     found = install.detect()
-    missing = [h for h in install.INSTALLERS if h not in found]
+    missing = [h for h in harnesses.HARNESSES if h not in found]
     if not found:
-        return _fail(f"no harness found on this machine (looked for {', '.join(install.INSTALLERS)}); "
+        return _fail(f"no harness found on this machine (looked for {', '.join(harnesses.HARNESSES)}); "
                      "name one with --harness")
     print("found: " + ", ".join(f"{h} ({where})" for h, where in found.items())
           + (f"; not found: {', '.join(missing)}" if missing else ""))
@@ -421,21 +416,21 @@ def _pick_harnesses(install: Any, remove: bool) -> list[str] | int:
 
 
 def _install(ns: Any) -> int:
-    from jevlin_hooks import install
+    from jevlin_hooks import harnesses, install, installkit
 
     remove = ns.cmd == "uninstall"
     if ns.harness is None:
-        picked = _pick_harnesses(install, remove)
+        picked = _pick_harnesses(remove)
         if isinstance(picked, int):
             return picked
-        harnesses = picked
+        chosen = picked
     else:
-        harnesses = list(install.INSTALLERS) if ns.harness == "all" else [ns.harness]
+        chosen = list(harnesses.HARNESSES) if ns.harness == "all" else [ns.harness]
     plans = []
     try:
-        for h in harnesses:
+        for h in chosen:
             plans.extend(install.plans_for(h, ns.project, remove, {"notify": ns.notify, "chain": ns.chain}))
-    except install.InstallError as exc:
+    except installkit.InstallError as exc:
         return _fail(str(exc))
     if ns.dry_run:
         for change in plans:
@@ -444,23 +439,26 @@ def _install(ns: Any) -> int:
     if not remove:
         import compileall
 
-        # Hooks run with -I -S from this package: make sure they never pay for compiling it.
-        compileall.compile_dir(os.path.dirname(install.ENTRY), quiet=1)
+        # Hooks run with -I -S from this package: make sure they never pay for compiling it
+        # (the hook path's own modules, and each harness's capture module).
+        package = os.path.dirname(os.path.dirname(installkit.ENTRY))
+        for part in ("capture", "harnesses"):
+            compileall.compile_dir(os.path.join(package, part), quiet=1)
     for change in plans:
         if not change.changed:
             print(f"{change.path}: already {'free of our hooks' if remove else 'up to date'}")
             continue
         try:
-            backup = install.apply(change)
-        except install.InstallError as exc:
+            backup = installkit.apply(change)
+        except installkit.InstallError as exc:
             return _fail(str(exc))
         except OSError as exc:
             return _fail(f"cannot write {change.path}: {exc.strerror or exc}")
         verb = "removed our hooks from" if remove else "installed hooks in"
         print(f"{verb} {change.path}" + (f" (backup: {backup})" if backup else ""))
     if not remove:
-        for h in harnesses:
-            print(install.INSTALLERS[h].next_step)
+        for h in chosen:
+            print(install.next_step(h))
     return 0
 
 

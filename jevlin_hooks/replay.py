@@ -12,8 +12,9 @@ import json
 import os
 import subprocess
 import sys
-from importlib import resources
 from typing import Any
+
+from jevlin_hooks import harnesses
 
 ENTRY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "capture", "entry.py")
 
@@ -22,7 +23,7 @@ SESSION_FILES = {"claude-code": "transcripts", "codex": "rollouts"}
 
 
 def data_dir(harness: str = "claude-code") -> str:
-    return str(resources.files("jevlin_hooks") / "data" / harness)
+    return harnesses.data_dir(harness)
 
 
 def scenario_events(scenario: str, harness: str = "claude-code") -> list[tuple[str, dict[str, Any]]]:

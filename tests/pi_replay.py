@@ -1,4 +1,4 @@
-"""The captured Pi events (jevlin_hooks/data/pi: the events of shared/reference/pi our extension
+"""The captured Pi events (jevlin_hooks/harnesses/pi/data: the events of shared/reference/pi our extension
 forwards, as Pi handed them to an extension, with what its ctx said, and the session files Pi
 wrote) as our extension sends them, and one resident `entry.py pi --stream` fed with them.
 

@@ -1,4 +1,4 @@
-"""The bundled captures (jevlin_hooks/data, made by tools/capture_demo.py) are what the demo and
+"""The bundled captures (jevlin_hooks/harnesses/<folder>/data, made by tools/capture_demo.py) are what the demo and
 the replay tests say they are: real `jevlin search` questions, one id per call, and every
 transcript or rollout a session wrote, bundled for the run that used it."""
 

@@ -10,7 +10,7 @@ from jevlin_hooks.base import config
 
 
 def test_example_config_is_the_defaults():
-    with open(os.path.join(os.path.dirname(__file__), "..", "config.example.toml"), "rb") as f:
+    with open(os.path.join(os.path.dirname(__file__), "..", "jevlin_hooks", "config.example.toml"), "rb") as f:
         assert config.parse_toml(f.read()) == config.defaults()
 
 

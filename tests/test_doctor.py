@@ -4,7 +4,7 @@ import os
 import subprocess
 import sys
 
-from jevlin_hooks import install
+from jevlin_hooks import installkit
 
 
 def doctor(home, codex_home):
@@ -35,7 +35,7 @@ def test_doctor_reports_each_problem_with_its_fix(tmp_path):
     for event, groups in hooks.items():
         for gi, g in enumerate(groups):
             for hi, h in enumerate(g["hooks"]):
-                if install.is_ours(h):
+                if installkit.is_ours(h):
                     snake = "".join("_" + c.lower() if c.isupper() else c for c in event).lstrip("_")
                     lines.append(f'[hooks.state."{ch}/hooks.json:{snake}:{gi}:{hi}"]\ntrusted_hash = "sha256:abc"\n')
     (ch / "config.toml").write_text("".join(lines))

@@ -18,9 +18,8 @@ from conftest import hook_errors
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jevlin_hooks import demo, replay
+from jevlin_hooks import demo, harnesses, replay
 from jevlin_hooks.base import config, fastjson, paths
-from jevlin_hooks.capture import harness as harnesses
 from jevlin_hooks.privacy import ids
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -35,9 +34,11 @@ STDLIB_ALLOWED = {
     "os", "posixpath", "genericpath", "stat", "_stat", "_collections_abc",  # frozen: loaded by `site` anyway
     "__future__", "_json", "_sha256", "_sha2", "fcntl", "time", "_signal",
 }
-# jevlin_hooks packages the hook path may use: the ground, capture, and the id key (ids)
+# jevlin_hooks packages the hook path may use: the ground, capture, and the id key (ids); and of
+# the harnesses, the registry and the running harness's folder and capture module (_check)
 OURS_ALLOWED = ("jevlin_hooks.base", "jevlin_hooks.capture", "jevlin_hooks.privacy.ids")
-NEVER = ("jevlin_hooks.capture.shapes",)  # types only: importing it at run time imports typing
+# types only: importing them at run time imports typing
+NEVER = ("jevlin_hooks.capture.shapes", "jevlin_hooks.harnesses.parts")
 
 _LINE = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", re.M)
 
@@ -51,13 +52,21 @@ def _floor() -> set[str]:
     return _imported(p.stderr)
 
 
-def _check(mods: set[str], floor: set[str]) -> None:
+def _own_harness(harness: str) -> tuple[str, ...]:
+    """Of the harnesses package, what a hook of this harness may import: the registry, its
+    folder's package and its capture module (never its installer or doctor, nor another harness)."""
+    pkg = harnesses.spec(harness).package
+    return ("jevlin_hooks.harnesses", pkg, f"{pkg}.capture")
+
+
+def _check(mods: set[str], floor: set[str], harness: str | None) -> None:
     bad = sorted(m for m in mods if m in FORBIDDEN or m.split(".")[0] in FORBIDDEN)
     assert not bad, f"the hook path imported {bad}"
     extra = sorted(m for m in mods - floor if not m.startswith("jevlin_hooks") and m not in STDLIB_ALLOWED)
     assert not extra, f"new imports on the hook path: {extra}"
     ours = sorted(m for m in mods if m.startswith("jevlin_hooks."))
-    outside = [m for m in ours if not m.startswith(OURS_ALLOWED) and m != "jevlin_hooks.privacy"]
+    allowed = _own_harness(harness) if harness else ("jevlin_hooks.harnesses",)
+    outside = [m for m in ours if not m.startswith(OURS_ALLOWED) and m != "jevlin_hooks.privacy" and m not in allowed]
     assert not outside and not set(NEVER) & set(ours), outside
 
 
@@ -113,7 +122,7 @@ def _scenarios(harness: str) -> list[str]:
 
 
 # a harness whose agent streams to one resident recorder (Pi) defines closing_payload
-STREAMING = [h for h in harnesses.HARNESSES if hasattr(harnesses.get(h), "closing_payload")]
+STREAMING = [h for h in harnesses.HARNESSES if hasattr(harnesses.capture(h), "closing_payload")]
 
 
 @pytest.mark.parametrize("harness", [h for h in harnesses.HARNESSES if h not in STREAMING])
@@ -127,11 +136,12 @@ def test_hook_process_imports_stay_within_the_budget(probe_home, tmp_path, harne
         p = replay.run_hook(probe_home, payload, harness, python_flags=("-X", "importtime"))
         assert p.returncode == 0
         mods = _imported(p.stderr)
-        _check(mods, floor)
+        _check(mods, floor, harness)
         seen |= mods
     assert hook_errors(probe_home) == ""
-    # the check saw the hook's real work: its engine, lineage and queue
-    assert {"jevlin_hooks.capture.engine", "jevlin_hooks.capture.lineage", "jevlin_hooks.base.spool"} <= seen
+    # the check saw the hook's real work: its engine, lineage and queue, through its own harness
+    assert {"jevlin_hooks.capture.engine", "jevlin_hooks.capture.lineage", "jevlin_hooks.base.spool",
+            f"{harnesses.spec(harness).package}.capture"} <= seen
 
 
 def test_pi_recorder_imports_stay_within_the_budget(probe_home, tmp_path):
@@ -144,15 +154,15 @@ def test_pi_recorder_imports_stay_within_the_budget(probe_home, tmp_path):
     p = pi_replay.stream(probe_home, lines, python_flags=("-X", "importtime"))
     assert p.returncode == 0
     mods = _imported(p.stderr)
-    _check(mods, _floor())
+    _check(mods, _floor(), "pi")
     assert hook_errors(probe_home) == ""
-    assert {"jevlin_hooks.capture.engine", "jevlin_hooks.capture.harness.pi", "jevlin_hooks.base.spool"} <= mods
+    assert {"jevlin_hooks.capture.engine", "jevlin_hooks.harnesses.pi.capture", "jevlin_hooks.base.spool"} <= mods
 
 
 def test_a_garbled_payload_imports_no_more(home):
     p = replay.run_hook(home, b"{not json", "claude-code", python_flags=("-X", "importtime"))
     assert p.returncode == 0
-    _check(_imported(p.stderr), _floor())
+    _check(_imported(p.stderr), _floor(), "claude-code")
 
 
 def test_context_imports_stay_within_the_budget(probe_home):
@@ -167,7 +177,7 @@ def test_context_imports_stay_within_the_budget(probe_home):
     assert p.returncode == 0, p.stderr[-2000:]
     assert json.loads(p.stdout)  # it answered
     mods = _imported(p.stderr)
-    _check(mods - {"jevlin_hooks.cli"}, _floor())
+    _check(mods - {"jevlin_hooks.cli"}, _floor(), None)  # no harness variable set: the registry, no harness
     assert "jevlin_hooks.capture.context" in mods
 
 

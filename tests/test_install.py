@@ -9,7 +9,10 @@ import sys
 
 import pytest
 
-from jevlin_hooks import install
+from jevlin_hooks import installkit
+from jevlin_hooks.harnesses.claude_code import install as claude_install
+from jevlin_hooks.harnesses.codex import install as codex_install
+from jevlin_hooks.harnesses.cursor import install as cursor_install
 
 USER_SETTINGS = """{
   "model": "opus",
@@ -56,8 +59,8 @@ def test_round_trip_is_byte_identical(user):
     data = json.loads(path.read_text())
     assert data["model"] == "opus" and data["env"] == {"FOO": "1"}
     assert data["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == "/usr/local/bin/my-guard"
-    for event in install.CLAUDE_EVENTS:
-        ours = [h for g in data["hooks"][event] for h in g["hooks"] if install.is_ours(h)]
+    for event in claude_install.EVENTS:
+        ours = [h for g in data["hooks"][event] for h in g["hooks"] if installkit.is_ours(h)]
         assert len(ours) == 1 and ours[0]["args"][-1] == "claude-code" and "async" not in ours[0]
         assert ours[0]["timeout"] <= 10
     first = path.read_bytes()
@@ -176,8 +179,8 @@ def test_codex_round_trip_with_notify_chain(tmp_path):
     assert cfg["notify"][-4:] == ["codex-notify", "--then", "notify-send", "codex"]
     hooks = json.loads((ch / "hooks.json").read_text())["hooks"]
     assert hooks["Stop"][0]["hooks"][0]["command"] == "uvx codhc ruff check --fix"
-    assert {e for e in hooks} >= set(install.CODEX_EVENTS)
-    assert all(h["timeout"] <= 3 for g in hooks["SessionEnd"] for h in g["hooks"] if install.is_ours(h))
+    assert {e for e in hooks} >= set(codex_install.EVENTS)
+    assert all(h["timeout"] <= 3 for g in hooks["SessionEnd"] for h in g["hooks"] if installkit.is_ours(h))
     first = ((ch / "hooks.json").read_bytes(), (ch / "config.toml").read_bytes())
     p = codex_cli(tmp_path, ch, "install", "--harness", "codex", "--notify", "--chain")
     assert p.returncode == 0 and ((ch / "hooks.json").read_bytes(), (ch / "config.toml").read_bytes()) == first
@@ -203,8 +206,8 @@ def test_cursor_round_trip_user_and_project(tmp_path):
     assert p.returncode == 0, p.stderr
     data = json.loads(path.read_text())
     assert data["version"] == 1 and data["hooks"]["afterFileEdit"] == [{"command": "./hooks/format.sh"}]
-    assert set(install.CURSOR_EVENTS) <= set(data["hooks"])
-    assert all("cursor" in h["command"] for e in install.CURSOR_EVENTS for h in data["hooks"][e])
+    assert set(cursor_install.EVENTS) <= set(data["hooks"])
+    assert all("cursor" in h["command"] for e in cursor_install.EVENTS for h in data["hooks"][e])
     assert cli(str(tmp_path), "install", "--harness", "cursor").stdout.count("already up to date") == 1
     assert cli(str(tmp_path), "uninstall", "--harness", "cursor").returncode == 0
     assert path.read_text() == CURSOR_HOOKS
@@ -244,9 +247,19 @@ def test_install_without_harness_and_nothing_found(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
-def test_the_cli_offers_every_installer():
-    """cli.py takes `--harness` choices from the harness table (cheap to import); the
-    installers' table must name the same harnesses, in the same order."""
-    from jevlin_hooks import cli, install
-
-    assert cli._installers() == list(install.INSTALLERS)
+def test_grouped_hooks_take_the_harness_matchers(tmp_path, monkeypatch):
+    """plan_grouped with a harness's own matchers (a regex for its tool events, none for the
+    rest) beside the user's hooks; removing ours leaves the user's file as it was."""
+    monkeypatch.setenv("JEVLIN_HOME", str(tmp_path / ".jevlin"))
+    path = tmp_path / "settings.json"
+    path.write_text('{"hooks": {"AfterTool": [{"matcher": "x", "hooks": [{"type": "command", "command": "mine"}]}]}}\n')
+    change = installkit.plan_grouped(str(path), False, ("BeforeAgent", "AfterTool"),
+                                     lambda e: {"type": "command", "command": installkit.shell_command("h")},
+                                     matchers={"AfterTool": "run_shell_command|web_search"})
+    hooks = json.loads(change.after)["hooks"]
+    assert hooks["BeforeAgent"] == [{"hooks": [{"type": "command", "command": installkit.shell_command("h")}]}]
+    assert [g.get("matcher") for g in hooks["AfterTool"]] == ["x", "run_shell_command|web_search"]
+    path.write_bytes(change.after)
+    removed = installkit.plan_grouped(str(path), True, ("BeforeAgent", "AfterTool"), lambda e: {})
+    assert json.loads(removed.after) == {"hooks": {"AfterTool": [{"matcher": "x", "hooks": [
+        {"type": "command", "command": "mine"}]}]}}

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from typing import Any
 
-from jevlin_hooks import install_hermes
+from jevlin_hooks.harnesses.hermes import install as install_hermes
 
 USER_CONFIG = """\
 # my Hermes settings

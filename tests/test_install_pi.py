@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from jevlin_hooks import install, install_pi
+from jevlin_hooks import installkit
+from jevlin_hooks.harnesses.pi import install as install_pi
 
 
 def cli(home: str, *args: str, agent_dir: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -55,7 +56,7 @@ def test_round_trip_leaves_the_agent_dir_byte_identical(user, with_extensions):
     path = agent / "extensions" / "jevlin-hooks.js"
     text = path.read_text()
     assert text.startswith(install_pi.MARK)
-    assert json.dumps(os.path.realpath(sys.executable)) in text and json.dumps(install.ENTRY) in text
+    assert json.dumps(os.path.realpath(sys.executable)) in text and json.dumps(installkit.ENTRY) in text
     assert "__JEVLIN_" not in text
     imports = [line for line in text.splitlines() if line.startswith("import ")]
     assert imports and all('from "node:' in line for line in imports), "node: built-ins only"
@@ -97,6 +98,6 @@ def test_doctor_pi_section(user):
     p = cli(str(user), "doctor")
     assert "ok  pi: extension installed in" in p.stdout and "pi --no-extensions" in p.stdout
     path = user / ".pi" / "agent" / "extensions" / "jevlin-hooks.js"
-    path.write_text(path.read_text().replace(install.ENTRY, "/gone/entry.py"))
+    path.write_text(path.read_text().replace(installkit.ENTRY, "/gone/entry.py"))
     p = cli(str(user), "doctor")
     assert "!!  pi: the extension points at another install" in p.stdout and p.returncode == 1

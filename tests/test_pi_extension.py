@@ -1,4 +1,4 @@
-"""Our Pi extension (jevlin_hooks/data/pi/jevlin-hooks.js, as install renders it) run by node with
+"""Our Pi extension (jevlin_hooks/harnesses/pi/data/jevlin-hooks.js, as install renders it) run by node with
 a stand-in for Pi's `pi.on` and ctx, against the real recorder: what the real Pi cannot be made
 to do on demand (a stale ctx that throws, a recorder that is slow to read while the process
 exits with megabytes still to write to a recorder that is busy)."""
@@ -15,8 +15,8 @@ import textwrap
 import pytest
 from conftest import hook_errors, queued
 
-from jevlin_hooks import install_pi
 from jevlin_hooks.capture import lineage
+from jevlin_hooks.harnesses.pi import install as install_pi
 
 NODE = shutil.which("node")
 if NODE is None:

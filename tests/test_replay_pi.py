@@ -1,5 +1,5 @@
 """Every captured Pi scenario (shared/reference/pi: 747 events Pi 0.73.1 handed an extension;
-the 220 our extension forwards are bundled in jevlin_hooks/data/pi) through the real recorder, `entry.py pi --stream`, as our extension feeds it: the orderings
+the 220 our extension forwards are bundled in jevlin_hooks/harnesses/pi/data) through the real recorder, `entry.py pi --stream`, as our extension feeds it: the orderings
 the reference shows (the next turn's events before the previous turn_end, session_start twice
 in RPC mode, events after session_shutdown with a stale ctx), resume, fork, compaction,
 subagents, failures and interrupts."""

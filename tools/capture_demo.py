@@ -1,4 +1,4 @@
-"""Re-capture the sessions bundled in jevlin_hooks/data from the real Claude Code and Codex.
+"""Re-capture the sessions bundled in jevlin_hooks/harnesses/<folder>/data from the real Claude Code and Codex.
 
     npm ci --prefix tests/e2e            # the pinned Claude Code 2.1.328 and Codex 0.169.0
     .venv/bin/python tools/capture_demo.py [--only claude-code|codex]
@@ -6,7 +6,7 @@
 One developer's day on a small payments service, played by the real programs offline against the
 scripted model servers of the tests (tests/fake_anthropic.py, tests/fake_responses.py) on
 127.0.0.1. Every hook event the programs fire goes to a dumping hook that saves the payload as
-``jevlin_hooks/data/<harness>/events/<scenario>-<NN>-<Event>.json`` (NN: the order they fired in
+``jevlin_hooks/harnesses/<folder>/data/events/<scenario>-<NN>-<Event>.json`` (NN: the order they fired in
 this capture); after each scenario the transcripts (Claude Code) and rollouts (Codex) its sessions
 wrote are copied to ``.../transcripts/<scenario>/`` (``rollouts/`` for Codex), as they stood when the
 scenario ended, with ``paths.json`` naming where each was written (under ``CAPTURE_ROOT``). Nothing is scrubbed: every byte comes
@@ -32,15 +32,17 @@ from collections.abc import Callable
 from typing import Any
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.join(REPO, "tests"))
 
 from fake_anthropic import FakeAnthropic, last_user_text  # noqa: E402
 from fake_responses import FakeResponses, function_outputs  # noqa: E402
 from fake_responses import last_user_text as cx_last_user_text  # noqa: E402
 
+from jevlin_hooks import harnesses  # noqa: E402
+
 CAPTURE_ROOT = "/tmp/jevlin-capture"  # fixed, so the paths in the payloads do not change per run
 BIN = os.path.join(REPO, "tests", "e2e", "node_modules", ".bin")
-DATA = os.path.join(REPO, "jevlin_hooks", "data")
 HOME = os.path.join(CAPTURE_ROOT, "home", "maya")
 WORK = os.path.join(HOME, "src", "payments-api")
 STUBS = os.path.join(CAPTURE_ROOT, "bin")
@@ -129,7 +131,7 @@ class Day:
 
     def __init__(self, harness: str) -> None:
         self.harness = harness
-        self.out = os.path.join(DATA, harness)
+        self.out = harnesses.data_dir(harness)
         shutil.rmtree(CAPTURE_ROOT, ignore_errors=True)
         for d in (HOME, WORK, STUBS):
             os.makedirs(d)
@@ -535,7 +537,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.only in (None, name):
             print(f"capturing {name} ...", flush=True)
             job()
-            print(f"  {len(os.listdir(os.path.join(DATA, name, 'events')))} events", flush=True)
+            print(f"  {len(os.listdir(os.path.join(harnesses.data_dir(name), 'events')))} events", flush=True)
     shutil.rmtree(CAPTURE_ROOT, ignore_errors=True)
     return 0
 

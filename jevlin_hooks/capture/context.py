@@ -148,12 +148,12 @@ def _belongs(state: State) -> bool:
 
 def resolve_raw(home: str, env: Mapping[str, str] | None = None, cwd: str | None = None) -> dict[str, Any]:
     env = os.environ if env is None else env
-    from jevlin_hooks.capture import harness as harnesses
+    from jevlin_hooks import harnesses
 
     for name, var in harnesses.ENV_SESSION.items():
         if not env.get(var):
             continue  # only the harness whose shell this is gets imported
-        named = harnesses.get(name).from_env(env)
+        named = harnesses.capture(name).from_env(env)
         if named is None:
             continue
         state = _named(home, name, named[0])

@@ -4,7 +4,7 @@ Pure apart from the clock and the ``history_for`` callback, so every rule here i
 without a process. The state is one JSON document per harness session (see lineage.py); the
 root thread lives at the top level and each subagent is a child thread under ``agents``.
 
-The normalized event is a dict built by a harness module (capture/harness/<name>.py); its
+The normalized event is a dict built by a harness module (harnesses/<name>/capture.py); its
 fields are ``Event`` in shapes.py, the state's ``State``, the records' ``SearchRecord`` and
 ``TurnEndRecord``. ``apply`` notes what every event says about the session (cwd, model, agent
 pid), lets the compaction step take compaction events, then runs the one handler for the

@@ -70,10 +70,10 @@ def _log_reason(home: str, why: str, log_it: bool) -> None:
 
 def handle(harness: str, payload: Any, home: str) -> list[str]:
     """Process one event; returns what to print on stdout (the harness's neutral answer)."""
+    from jevlin_hooks import harnesses
     from jevlin_hooks.base import config
-    from jevlin_hooks.capture import harness as harnesses
 
-    mod = harnesses.get(harness)
+    mod = harnesses.capture(harness)
     answer: list[str] = mod.answer(payload)
     cfg, why, log_it = config.check(home)
     if cfg is None:  # fail closed: nothing is queued; the reason is logged once
@@ -181,10 +181,10 @@ def serve(harness: str, home: str) -> None:
     """
     import fcntl
 
+    from jevlin_hooks import harnesses
     from jevlin_hooks.base import config
-    from jevlin_hooks.capture import harness as harnesses
 
-    mod = harnesses.get(harness)
+    mod = harnesses.capture(harness)
     try:
         fcntl.fcntl(0, F_SETPIPE_SZ, 1 << 20)
     except OSError:
@@ -320,9 +320,9 @@ def run(harness: str, argv: list[str], stdin: Callable[[], bytes] = _read_stdin)
     mod = None
     try:
         os.umask(0o077)
-        from jevlin_hooks.capture import harness as harnesses
+        from jevlin_hooks import harnesses
 
-        mod = harnesses.get(harness)
+        mod = harnesses.capture(harness)
         data = mod.read_payload(harness, argv)
         payload = fastjson.loads(stdin() if data is None else data)
         out = handle(harness, payload, home)

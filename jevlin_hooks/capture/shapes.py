@@ -11,15 +11,15 @@ records in DESIGN.md and README.md ("Records").
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, NotRequired, Protocol, Required, TypedDict
+from collections.abc import Callable
+from typing import Any, NotRequired, Required, TypedDict
 
 Config = dict[str, Any]
 Tokens = dict[str, int]
 
 
 class Event(TypedDict, total=False):
-    """One hook event, normalized by a harness module (harness/<name>.normalize)."""
+    """One hook event, normalized by a harness module (harnesses/<name>/capture.py: normalize)."""
 
     kind: Required[str]  # session_start | prompt | pre_tool | post_tool | tool_failed | ...
     now: Required[float]
@@ -55,7 +55,7 @@ class Event(TypedDict, total=False):
     resume: dict[str, Any] | None  # {compactions: [ids], seq}
     compaction_id: str | None  # compacted: counted once per id
     outcome: str  # session_end: interrupted (default) | abandoned
-    pi_session_file: str | None  # Pi's own session file, read back at a start (harness/pi.py)
+    pi_session_file: str | None  # Pi's own session file, read back at a start (harnesses/pi/capture.py)
     pi_parent_file: str | None
     pi_file_size: int
     # what a harness shows only by its effects (Hermes; engine._note_effects)
@@ -229,17 +229,3 @@ Record = SearchRecord | TurnEndRecord
 History = Callable[[Pending], "str | None"]
 Transition = Callable[["State | None"], "tuple[State | None, list[Record]]"]
 
-
-class Harness(Protocol):
-    """What every harness/<name>.py module provides (see harness/__init__.py)."""
-
-    NAME: str
-
-    def normalize(self, payload: Any, cfg: Config, now: float) -> Event | None: ...
-    def answer(self, payload: Any) -> list[str]: ...
-    def route(self, ev: Event, home: str) -> None: ...
-    def enrich(self, ev: Event, cfg: Config) -> None: ...
-    def history_for(self, p: Pending) -> str | None: ...
-    def from_env(self, env: Mapping[str, str]) -> tuple[str, str | None, str | None] | None: ...
-    def read_payload(self, invoked_as: str, argv: list[str]) -> bytes | None: ...
-    def neutral_answer(self) -> list[str]: ...

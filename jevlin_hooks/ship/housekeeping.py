@@ -210,7 +210,7 @@ def _read_index(kfd: int, key: str) -> dict[str, Any] | None:
 def _prune_index(dfd: int, cutoff: float) -> int:
     """Index entries older than the cutoff whose lineage file is gone (pid, cwd, and the
     harnesses' child-thread maps, which name their root or parent session)."""
-    from jevlin_hooks.capture import harness as harnesses
+    from jevlin_hooks import harnesses
 
     n = 0
     for kind in os.listdir(dfd):

@@ -32,7 +32,8 @@ from jevlin_hooks.privacy import ids
 from jevlin_hooks.ship import daemon_state as status_file
 from jevlin_hooks.ship import housekeeping, prepare, quarantine
 from jevlin_hooks.ship.acker import Acker
-from jevlin_hooks.ship.sinks import MIN_RETRY_AFTER_S, Result, Sink, from_config
+from jevlin_hooks.ship.sinks import MIN_RETRY_AFTER_S, Result, Sink
+from jevlin_hooks.ship.sinks.configured import from_config
 
 if TYPE_CHECKING:
     from jevlin_hooks.capture.shapes import Record, State
@@ -673,8 +674,8 @@ class Daemon:
         if now - self.last_sweep < 600 and not (self.once and self.last_sweep == 0):
             return
         self.last_sweep = now
+        from jevlin_hooks import harnesses
         from jevlin_hooks.capture import engine, lineage
-        from jevlin_hooks.capture import harness as harnesses
 
         try:
             housekeeping.build_open_index(self.home)
@@ -701,7 +702,7 @@ class Daemon:
                          max_age: float) -> bool:
         harness = state.get("harness", "")
         try:
-            history_for = harnesses.get(harness).history_for
+            history_for = harnesses.capture(harness).history_for
         except ValueError:
             return False  # a lineage file of a harness this version does not know
 

@@ -9,6 +9,9 @@ A sink never raises for a delivery problem; it returns a Result:
   quarantined, and delivery resumes once the config or the server is fixed;
 - ``split``: the batch as a whole was refused (413, another 4xx, a sink that raised): the daemon
   sends the halves, and quarantines a record refused on its own while others went through.
+
+Which sink the config names is ``configured.from_config``: kept out of this module, which every
+sink imports for ``Result``, so that no sink imports the module that imports it.
 """
 
 from __future__ import annotations
@@ -63,28 +66,3 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     if secs != secs:  # NaN
         return None
     return min(max(secs, MIN_RETRY_AFTER_S), MAX_RETRY_AFTER_S)
-
-
-def from_config(cfg: dict[str, Any], home: str) -> Sink:
-    ship = cfg["ship"]
-    kind = ship["sink"]
-    if kind == "local":
-        from jevlin_hooks.ship.sinks.local import LocalSink
-
-        return LocalSink(home)
-    if kind == "jevlin":
-        from jevlin_hooks.ship.sinks.jevlin import JevlinSink
-
-        return JevlinSink(ship["endpoint"], _api_key(ship))
-    if kind == "otlp":
-        from jevlin_hooks.ship.sinks.otlp import OtlpSink
-
-        # turn_end decides whether a turn span will ever be sent, so whether searches may name it
-        return OtlpSink(ship, turn_end=bool(cfg.get("miner", {}).get("turn_end")))
-    raise ValueError(f"unknown sink {kind!r}")
-
-
-def _api_key(ship: dict[str, Any]) -> str:
-    import os
-
-    return os.environ.get("JEVLIN_API_KEY") or ship.get("api_key") or ""

@@ -25,8 +25,7 @@ from __future__ import annotations
 
 import os
 
-from jevlin_hooks.capture import searchmatch
-from jevlin_hooks.capture.harness import common
+from jevlin_hooks.capture import payloads, searchmatch
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -157,12 +156,12 @@ def normalize(payload: Any, cfg: Config, now: float) -> Event | None:
         if etype == "tool_result":
             ev["status"] = _status(event.get("isError"), event.get("content"))
             if ev["search"] is not None:
-                common.keep_result(ev, event.get("content"), cfg)
+                payloads.keep_result(ev, event.get("content"), cfg)
         elif etype == "tool_execution_end":
             result = _d(event.get("result"))
             ev["status"] = _status(event.get("isError"), result.get("content"))
             if ev["search"] is not None:
-                common.keep_result(ev, result.get("content"), cfg)
+                payloads.keep_result(ev, result.get("content"), cfg)
         return ev
     if etype == "agent_end":
         messages = event.get("messages")

@@ -14,7 +14,7 @@ Stop and is recognised as the same turn; without hooks it is the only signal of 
 
 from __future__ import annotations
 
-from jevlin_hooks.capture.harness import common
+from jevlin_hooks.capture import payloads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -64,18 +64,18 @@ def normalize(payload: Any, cfg: Config, now: float) -> Event | None:
     if payload.get("type") == "agent-turn-complete":
         return _notify(payload, now)
     kind = _KINDS.get(payload.get("hook_event_name"))  # type: ignore[arg-type]
-    session_id = common.text(payload, "session_id")
+    session_id = payloads.text(payload, "session_id")
     if kind is None or session_id is None:
         return None
-    ev = common.event(payload, kind, now, session_id, "turn_id", cfg, _status)
+    ev = payloads.event(payload, kind, now, session_id, "turn_id", cfg, _status)
     ev["spawn_tools"] = SPAWN_TOOLS
     if kind == "subagent_stop":
-        ev["agent_transcript_path"] = common.text(payload, "agent_transcript_path")
+        ev["agent_transcript_path"] = payloads.text(payload, "agent_transcript_path")
     return ev
 
 
 def _notify(payload: dict[str, Any], now: float) -> Event | None:
-    thread = common.text(payload, "thread-id")
+    thread = payloads.text(payload, "thread-id")
     if thread is None:
         return None
     msgs = payload.get("input-messages")
@@ -86,7 +86,7 @@ def _notify(payload: dict[str, Any], now: float) -> Event | None:
         "now": now,
         "session_id": thread,  # the lineage is found by thread (hook.py maps a child thread to its root)
         "thread_id": thread,
-        "turn_id": common.text(payload, "turn-id"),
+        "turn_id": payloads.text(payload, "turn-id"),
         "agent_id": None,
         "prompt": prompt,
         "last_message": last if isinstance(last, str) else None,

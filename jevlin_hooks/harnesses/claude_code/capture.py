@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from jevlin_hooks.capture.harness import common
+from jevlin_hooks.capture import payloads
 
 # typing (which imports re) costs more than a hook's whole start-up budget: types only.
 TYPE_CHECKING = False
@@ -68,10 +68,10 @@ def normalize(payload: Any, cfg: Config, now: float) -> Event | None:
         # Cursor runs ~/.claude hooks too ("third-party hooks"): its own hook has this event.
         return None
     kind = _KINDS.get(payload.get("hook_event_name"))  # type: ignore[arg-type]
-    session_id = common.text(payload, "session_id")
+    session_id = payloads.text(payload, "session_id")
     if kind is None or session_id is None:
         return None
-    ev = common.event(payload, kind, now, session_id, "prompt_id", cfg, _status)
+    ev = payloads.event(payload, kind, now, session_id, "prompt_id", cfg, _status)
     if kind == "tool_batch":
         calls = payload.get("tool_calls")
         ev["tool_calls"] = [
@@ -79,7 +79,7 @@ def normalize(payload: Any, cfg: Config, now: float) -> Event | None:
             if isinstance(c, dict) and isinstance(c.get("tool_use_id"), str)
         ] if isinstance(calls, list) else []
     if kind == "subagent_stop" or ev["agent_id"]:
-        atp = common.text(payload, "agent_transcript_path")
+        atp = payloads.text(payload, "agent_transcript_path")
         if atp is None and ev["agent_id"] and ev["transcript_path"]:
             from jevlin_hooks.capture import transcript
 

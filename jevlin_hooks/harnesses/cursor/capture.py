@@ -153,9 +153,9 @@ def normalize(payload: Any, cfg: Config, now: float) -> Event | None:
             out = payload.get("output", payload.get("tool_output", payload.get("result_json")))
             ev["status"] = "empty" if isinstance(out, str) and not out.strip() else "ok"
             if ev.get("search") is not None:
-                from jevlin_hooks.capture.harness import common
+                from jevlin_hooks.capture import payloads
 
-                common.keep_result(ev, out, cfg)
+                payloads.keep_result(ev, out, cfg)
     elif kind == "agent_text":
         text = payload.get("text")
         ev["text"] = text if isinstance(text, str) else ""

@@ -14,13 +14,17 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Mapping
 from typing import Any
 
-from jevlin_hooks import install
+from jevlin_hooks import installkit
+
+PROGRAM = "pi"
+NEXT_STEP = "next: start `pi` (or type /reload in a running one); `pi --no-extensions` runs without it"
 
 FILE_NAME = "jevlin-hooks.js"
 MARK = "// jevlin-hooks for Pi:"
-TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "pi", FILE_NAME)
+TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", FILE_NAME)
 
 
 def agent_dir() -> str:
@@ -39,7 +43,7 @@ def render() -> bytes:
     with open(TEMPLATE, encoding="utf-8") as f:
         text = f.read()
     text = text.replace("__JEVLIN_PYTHON__", json.dumps(os.path.realpath(sys.executable)))
-    text = text.replace("__JEVLIN_ENTRY__", json.dumps(install.ENTRY))
+    text = text.replace("__JEVLIN_ENTRY__", json.dumps(installkit.ENTRY))
     return text.encode("utf-8")
 
 
@@ -47,17 +51,28 @@ def is_ours(data: bytes | None) -> bool:
     return data is not None and data.startswith(MARK.encode())
 
 
-def plan(path: str, remove: bool = False) -> install.Change:
+def plan(path: str, remove: bool = False) -> installkit.Change:
     try:
         with open(path, "rb") as f:
             before: bytes | None = f.read()
     except FileNotFoundError:
         before = None
     if before is not None and not is_ours(before):
-        raise install.InstallError(f"{path} exists and is not ours; left untouched")
+        raise installkit.InstallError(f"{path} exists and is not ours; left untouched")
     # No backup: the file is ours alone, and a backup beside it would sit in Pi's extensions dir.
-    return install.Change(path, before, None if remove else render(), backup=False)
+    return installkit.Change(path, before, None if remove else render(), backup=False)
 
 
-def plans(project: str | None, remove: bool, opts: dict[str, Any]) -> list[install.Change]:
+def plans(project: str | None, remove: bool, opts: Mapping[str, Any]) -> list[installkit.Change]:
     return [plan(extension_path(project), remove=remove)]
+
+
+def found() -> str | None:
+    """Pi's program on PATH, or its agent dir (which PI_CODING_AGENT_DIR moves)."""
+    import shutil
+
+    where = shutil.which(PROGRAM)
+    if where:
+        return where
+    agent = agent_dir()
+    return agent if os.path.isdir(agent) else None

@@ -20,8 +20,7 @@ delegate_task call.
 
 from __future__ import annotations
 
-from jevlin_hooks.capture import searchmatch
-from jevlin_hooks.capture.harness import common
+from jevlin_hooks.capture import payloads, searchmatch
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -141,7 +140,7 @@ def normalize(payload: Any, cfg: Config, now: float) -> Event | None:
             result = _result(extra)  # parsed once: the status and the summary both read it
             ev["status"] = _post_status(extra, result)
             if ev["search"] is not None:
-                common.keep_result(ev, result, cfg)
+                payloads.keep_result(ev, result, cfg)
     elif kind in ("subagent_start", "subagent_stop"):
         ev["agent_id"] = _s(extra, "child_session_id")
         ev["agent_type"] = _s(extra, "child_role")

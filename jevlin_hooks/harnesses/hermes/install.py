@@ -16,9 +16,14 @@ import io
 import json
 import os
 import time
+from collections.abc import Mapping
 from typing import Any
 
-from jevlin_hooks import install
+from jevlin_hooks import installkit
+
+PROGRAM = "hermes"
+NEXT_STEP = ("next: Hermes runs the hooks from its next start (approved for you in shell-hooks-allowlist.json; "
+             "`hermes hooks list` shows them); the terminal tool's login shell must find `jevlin` on PATH")
 
 # Never pre_api_request: it carries the whole model request (76 KB on average) on every call.
 # api_request_error carries it too, but fires only when a model call failed: it is how a turn
@@ -52,7 +57,7 @@ def homes() -> list[str]:
 
 
 def command() -> str:
-    return install.shell_command("hermes")
+    return installkit.shell_command("hermes")
 
 
 def matcher(search_tools: list[str]) -> str:
@@ -87,10 +92,10 @@ def _yaml() -> Any:
 
 
 def is_ours(entry: Any) -> bool:
-    return install.is_ours(entry) and isinstance(entry, dict) and str(entry.get("command", "")).endswith(" hermes")
+    return installkit.is_ours(entry) and isinstance(entry, dict) and str(entry.get("command", "")).endswith(" hermes")
 
 
-def plan_config(path: str, remove: bool = False, tools: list[str] | None = None) -> install.Change:
+def plan_config(path: str, remove: bool = False, tools: list[str] | None = None) -> installkit.Change:
     from ruamel.yaml.comments import CommentedMap
     from ruamel.yaml.error import YAMLError
 
@@ -111,14 +116,14 @@ def plan_config(path: str, remove: bool = False, tools: list[str] | None = None)
         data = y.load(text) if text.strip() else None
     except (YAMLError, UnicodeDecodeError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise install.InstallError(f"{path} is not valid YAML ({first}); left untouched") from None
+        raise installkit.InstallError(f"{path} is not valid YAML ({first}); left untouched") from None
     if data is None:
         data = CommentedMap()
     if not isinstance(data, dict):
-        raise install.InstallError(f"{path} does not hold a YAML mapping; left untouched")
+        raise installkit.InstallError(f"{path} does not hold a YAML mapping; left untouched")
     hooks = data.get("hooks")
     if hooks is not None and not isinstance(hooks, dict):
-        raise install.InstallError(f"{path}: hooks is not a mapping; left untouched")
+        raise installkit.InstallError(f"{path}: hooks is not a mapping; left untouched")
     changed = False
     if isinstance(hooks, dict):
         for event in list(hooks):
@@ -144,24 +149,23 @@ def plan_config(path: str, remove: bool = False, tools: list[str] | None = None)
             entry["command"] = cmd
             if event in TOOL_EVENTS:
                 entry["matcher"] = match
-            entry["timeout"] = install.TIMEOUT_S
+            entry["timeout"] = installkit.TIMEOUT_S
             current = hooks.get(event)
             if current is None:
                 hooks[event] = [entry]
             elif isinstance(current, list):
                 current.append(entry)
             else:
-                raise install.InstallError(f"{path}: hooks.{event} is not a list; left untouched")
+                raise installkit.InstallError(f"{path}: hooks.{event} is not a list; left untouched")
         changed = True
     if not changed:
-        return install.Change(path, before, before)
-    if remove:
-        restored = install._restorable(path, before)
-        if restored is not None:
-            return install.Change(path, before, restored if restored != b"\0absent" else None)
+        return installkit.Change(path, before, before)
+    restored = installkit.removal(path, before, remove)
+    if restored is not None:
+        return restored
     buf = io.StringIO()
     y.dump(data, buf)
-    return install.Change(path, before, buf.getvalue().encode("utf-8"))
+    return installkit.Change(path, before, buf.getvalue().encode("utf-8"))
 
 
 def _iso(t: float) -> str:
@@ -175,12 +179,12 @@ def _script_mtime() -> str | None:
     """What Hermes records as ``script_mtime_at_approval`` (reported by `hermes hooks list`,
     never enforced): the entry script's mtime, formatted as Hermes formats it."""
     try:
-        return _iso(os.path.getmtime(install.ENTRY))
+        return _iso(os.path.getmtime(installkit.ENTRY))
     except OSError:
         return None
 
 
-def plan_allowlist(path: str, remove: bool = False) -> install.Change:
+def plan_allowlist(path: str, remove: bool = False) -> installkit.Change:
     """Our (event, command) approvals, in Hermes's own shape: {"approvals": [{event, command,
     approved_at, script_mtime_at_approval}]}, written as Hermes writes it (indent 2, sorted keys)."""
     try:
@@ -191,9 +195,9 @@ def plan_allowlist(path: str, remove: bool = False) -> install.Change:
     try:
         data = json.loads(before.decode("utf-8")) if before and before.strip() else {}
     except (ValueError, UnicodeDecodeError) as exc:
-        raise install.InstallError(f"{path} is not valid JSON ({exc}); left untouched") from None
+        raise installkit.InstallError(f"{path} is not valid JSON ({exc}); left untouched") from None
     if not isinstance(data, dict) or not isinstance(data.get("approvals", []), list):
-        raise install.InstallError(f"{path} is not a Hermes allowlist; left untouched")
+        raise installkit.InstallError(f"{path} is not a Hermes allowlist; left untouched")
     approvals = list(data.get("approvals", []))
     cmd = command()
     kept = [a for a in approvals if not (isinstance(a, dict) and is_ours(a))]
@@ -210,17 +214,16 @@ def plan_allowlist(path: str, remove: bool = False) -> install.Change:
                                  "script_mtime_at_approval": _script_mtime()})
     lock = path + ".lock"
     if new_list == approvals and (before is not None or remove):
-        return install.Change(path, before, before, lock)
-    if remove:
-        restored = install._restorable(path, before)
-        if restored is not None:
-            return install.Change(path, before, restored if restored != b"\0absent" else None, lock)
+        return installkit.Change(path, before, before, lock)
+    restored = installkit.removal(path, before, remove, lock)
+    if restored is not None:
+        return restored
     new = dict(data)
     new["approvals"] = new_list
-    return install.Change(path, before, json.dumps(new, indent=2, sort_keys=True).encode("utf-8"), lock)
+    return installkit.Change(path, before, json.dumps(new, indent=2, sort_keys=True).encode("utf-8"), lock)
 
 
-def plans(project: str | None, remove: bool, opts: dict[str, Any]) -> list[install.Change]:
+def plans(project: str | None, remove: bool, opts: Mapping[str, Any]) -> list[installkit.Change]:
     """Hermes has no per-project hooks: ``project`` is ignored; every home gets the same."""
     out = []
     for home in homes():
@@ -228,3 +231,9 @@ def plans(project: str | None, remove: bool, opts: dict[str, Any]) -> list[insta
         out.append(plan_allowlist(os.path.join(home, ALLOWLIST), remove))
     return out
 
+
+def found() -> str | None:
+    """Hermes on PATH, or its home (``HERMES_HOME`` or ~/.hermes)."""
+    import shutil
+
+    return shutil.which(PROGRAM) or (hermes_home() if os.path.isdir(hermes_home()) else None)

@@ -1,0 +1,392 @@
+"""What every harness's installer is made of: the launcher command line, a planned change to one
+file, the JSON and TOML readers and the Claude-shaped hooks merge, backups, byte-for-byte
+restore, and the atomic write. Each harness's ``install.py`` plans its changes with these;
+``install.py`` runs them across harnesses; doctor reads back what was written with the helpers
+at the end. Nothing here knows a harness by name.
+
+Idempotent (our entries are recognised by the entry script's path and replaced, never
+duplicated), reversible (one backup per file, the newest, written before a change; uninstall
+restores the file as it was just before our install, byte for byte, when the file is still
+exactly what we wrote, and otherwise removes only our entries; where nothing of ours is
+installed it writes nothing), and careful: a file we cannot parse is left untouched with a
+clear message.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from jevlin_hooks.base import paths
+
+# What every installed hook runs (never moved: users' config files name this path)
+ENTRY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "capture", "entry.py")
+MARK = "jevlin_hooks"
+TIMEOUT_S = 5
+# plan_grouped's default matchers: Claude Code's tool events match every tool (Codex's are the same)
+CLAUDE_MATCHERS = {"PreToolUse": "*", "PostToolUse": "*", "PostToolUseFailure": "*"}
+
+
+class InstallError(Exception):
+    pass
+
+
+@dataclass
+class Change:
+    path: str
+    before: bytes | None
+    after: bytes | None
+    # a file the harness itself rewrites under a lock (Hermes's allowlist): held while we write,
+    # and the change is refused if the file moved since it was planned
+    lock: str | None = None
+    backup: bool = True  # False for a file that is wholly ours (Pi's extension): nothing to restore
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+    def diff(self) -> str:
+        a = (self.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        b = (self.after or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        return "".join(difflib.unified_diff(a, b, self.path + " (now)", self.path + " (after)"))
+
+
+# --- the launcher command line ------------------------------------------------------------------
+
+
+def argv(harness: str) -> list[str]:
+    """The hook's command line: this interpreter, isolated (-I -S: start-up speed), the entry
+    script, the harness name it runs as."""
+    return [sys.executable, "-I", "-S", ENTRY, harness]
+
+
+def shell_command(harness: str) -> str:
+    import shlex
+
+    return shlex.join(argv(harness))
+
+
+def hook_command(harness: str) -> dict[str, Any]:
+    """A command handler with its arguments apart (Claude Code's "args")."""
+    return {
+        "type": "command",
+        "command": sys.executable,
+        "args": argv(harness)[1:],
+        "timeout": TIMEOUT_S,
+    }
+
+
+def is_ours(hook: Any) -> bool:
+    if not isinstance(hook, dict):
+        return False
+    args = hook.get("args")
+    args = args if isinstance(args, list) else []
+    text = str(hook.get("command", "")) + " " + " ".join(str(a) for a in args)
+    return MARK in text and "entry.py" in text
+
+
+def found(program: str, *dirs: str) -> str | None:
+    """Evidence that a harness is used on this machine: its program on PATH or its config dir."""
+    import shutil
+
+    where = shutil.which(program)
+    if where:
+        return where
+    for d in dirs:
+        path = os.path.expanduser(d)
+        if os.path.isdir(path):
+            return path
+    return None
+
+
+# --- reading and merging ------------------------------------------------------------------------
+
+
+def read_bytes(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+def read_json(path: str) -> tuple[bytes | None, dict[str, Any]]:
+    """The file's bytes (None: absent) and its JSON object ({} when absent or blank)."""
+    raw = read_bytes(path)
+    if raw is None:
+        return None, {}
+    try:
+        data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InstallError(f"{path} is not valid JSON ({exc}); left untouched") from None
+    if not isinstance(data, dict):
+        raise InstallError(f"{path} does not hold a JSON object; left untouched")
+    return raw, data
+
+
+def read_toml(path: str) -> tuple[bytes | None, dict[str, Any]]:
+    """The file's bytes (None: absent) and its TOML table ({} when absent or empty)."""
+    import tomllib
+
+    before = read_bytes(path)
+    try:
+        data = tomllib.loads(before.decode("utf-8")) if before else {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InstallError(f"{path} is not valid TOML ({exc}); left untouched") from None
+    return before, data
+
+
+def dump_json(data: dict[str, Any]) -> bytes:
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def dump_toml(data: dict[str, Any]) -> bytes:
+    import tomli_w
+
+    return tomli_w.dumps(data).encode("utf-8")
+
+
+def strip_grouped(hooks: dict[str, Any]) -> None:
+    """Remove our handlers from event -> matcher groups -> handlers (a group left empty by that
+    goes too; one the user left empty stays)."""
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept = []
+        for group in groups:
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                remaining = [h for h in group["hooks"] if not is_ours(h)]
+                if not remaining and len(remaining) != len(group["hooks"]):
+                    continue
+                group = {**group, "hooks": remaining}
+            kept.append(group)
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+
+
+def plan_grouped(path: str, remove: bool, events: tuple[str, ...], handler: Callable[[str], dict[str, Any]],
+                 matchers: Mapping[str, str] = CLAUDE_MATCHERS) -> Change:
+    """Claude Code's hooks shape (Codex's too): {"hooks": {event: [{"matcher"?, "hooks":
+    [handler(event)]}]}} in a JSON file, every other key kept; ours replaced, never duplicated.
+    An event in ``matchers`` gets that matcher in its group; the others none."""
+    before, data = read_json(path)
+    hooks = data.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise InstallError(f"{path}: \"hooks\" is not an object; left untouched")
+    hooks = json.loads(json.dumps(hooks))
+    strip_grouped(hooks)
+    if not remove:
+        for event in events:
+            group: dict[str, Any] = {"hooks": [handler(event)]}
+            if event in matchers:
+                group = {"matcher": matchers[event], **group}
+            hooks.setdefault(event, [])
+            if not isinstance(hooks[event], list):
+                raise InstallError(f"{path}: hooks.{event} is not a list; left untouched")
+            hooks[event].append(group)
+    new = dict(data)
+    if hooks:
+        new["hooks"] = hooks
+    else:
+        new.pop("hooks", None)
+    return finish_json(path, before, data, new, remove)
+
+
+def finish_json(path: str, before: bytes | None, data: dict[str, Any], new: dict[str, Any], remove: bool) -> Change:
+    """The change from ``data`` (read from ``before``) to ``new``: none when nothing of ours moves,
+    the file as it was before our install when uninstall can restore it, else ``new`` as JSON."""
+    if new == data and (before is not None or remove):
+        return Change(path, before, before)  # nothing of ours to remove: nothing is written, nothing created
+    return removal(path, before, remove) or Change(path, before, dump_json(new))
+
+
+def removal(path: str, before: bytes | None, remove: bool, lock: str | None = None) -> Change | None:
+    """For an uninstall, the change back to the file as it was just before our install (None
+    when that cannot be had: then only our entries are removed)."""
+    if not remove:
+        return None
+    restored = _restorable(path, before)
+    if restored is None:
+        return None
+    return Change(path, before, restored if restored != b"\0absent" else None, lock)
+
+
+# --- backups, restore, the write ---------------------------------------------------------------
+
+BACKUP_SUFFIX = ".jevlin-backup"
+
+
+def _record_path() -> str:
+    return os.path.join(paths.home(), "state", "installs.json")
+
+
+def _records() -> dict[str, Any]:
+    try:
+        with open(_record_path(), encoding="utf-8") as f:
+            data = json.load(f)
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _restorable(path: str, current: bytes | None) -> bytes | None:
+    """The file as it was just before our own install, if the file is still exactly what we
+    wrote and that copy is intact; else None (then only our entries are removed)."""
+    rec = _records().get(os.path.abspath(path))
+    if not rec or current is None or _sha(current) != rec.get("after_sha256"):
+        return None
+    pristine = rec.get("pristine")
+    if pristine == "absent":
+        return b"\0absent"  # the file did not exist before we created it
+    if not isinstance(pristine, str) or not isinstance(rec.get("backup"), str):
+        return None
+    try:
+        with open(rec["backup"], "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    return data if _sha(data) == pristine else None
+
+
+def _write(path: str, data: bytes, mode: int) -> None:
+    tmp = path + ".jevlin-tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, mode)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def apply(change: Change) -> str | None:
+    """Write the change (backup first). Returns the backup path, if one was written.
+
+    One backup per file, ``<file>.jevlin-backup``, the newest: the file as it was before our
+    last change. It is not rewritten when the file is exactly what we wrote last (a reinstall):
+    then it still holds the file as it was before our install, which uninstall restores.
+    """
+    if not change.changed:
+        return None
+    if change.lock is None:
+        return _apply(change)
+    import fcntl
+
+    os.makedirs(os.path.dirname(change.lock), exist_ok=True)
+    with open(change.lock, "a+", encoding="utf-8") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        if read_bytes(change.path) != change.before:
+            raise InstallError(f"{change.path} changed while we were planning; left untouched, run the command again")
+        return _apply(change)
+
+
+def _apply(change: Change) -> str | None:
+    recs = _records()
+    key = os.path.abspath(change.path)
+    prev = recs.get(key) if isinstance(recs.get(key), dict) else None
+    ours_as_written = bool(prev and change.before is not None and _sha(change.before) == prev.get("after_sha256"))
+    mode = 0o600
+    try:
+        mode = os.stat(change.path).st_mode & 0o777
+    except FileNotFoundError:
+        pass
+    backup = None
+    created: list[str] = []
+    if change.before is not None and change.backup and not ours_as_written:
+        backup = change.path + BACKUP_SUFFIX
+        _write(backup, change.before, mode)
+    if change.after is None:
+        os.unlink(change.path)
+        for d in (prev or {}).get("created_dirs", []):  # deepest first
+            try:
+                os.rmdir(d)  # only when empty: anything of the user's keeps it
+            except OSError:
+                break
+    else:
+        d = os.path.dirname(key)
+        while not os.path.exists(d):
+            created.append(d)
+            d = os.path.dirname(d)
+        os.makedirs(os.path.dirname(change.path), exist_ok=True)
+        _write(change.path, change.after, mode)
+    if change.after is None or _is_uninstall(change):
+        recs.pop(key, None)
+    elif change.before is None or MARK.encode() not in change.before:
+        # our install into the user's own file (or none): this is what uninstall restores
+        pristine = "absent" if change.before is None else (_sha(change.before) if backup else None)
+        recs[key] = {"after_sha256": _sha(change.after), "backup": backup, "pristine": pristine,
+                     "created_dirs": created}
+    elif ours_as_written and prev is not None:
+        recs[key] = {**prev, "after_sha256": _sha(change.after)}  # a reinstall over our own output
+    else:
+        # ours, but edited since: there is no "as it was before our install" to go back to
+        recs[key] = {"after_sha256": _sha(change.after), "backup": None, "pristine": None, "created_dirs": []}
+    os.makedirs(os.path.dirname(_record_path()), mode=0o700, exist_ok=True)
+    with open(_record_path(), "w", encoding="utf-8") as f:
+        json.dump(recs, f)
+    return backup
+
+
+def _is_uninstall(change: Change) -> bool:
+    return change.after is not None and MARK not in change.after.decode("utf-8", "replace")
+
+
+# --- reading back what was installed (doctor) ---------------------------------------------------
+
+Findings = list[tuple[bool, str]]  # doctor's lines: (ok, text)
+
+
+def load_json(path: str) -> Any:
+    """A JSON file for doctor: its value, None when absent, "unreadable" when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        return "unreadable"
+
+
+def ours_in_grouped(data: Any) -> dict[str, list[tuple[int, int, dict[str, Any]]]]:
+    """Our handlers in a Claude-shaped hooks file: event -> [(group index, handler index, handler)]."""
+    found: dict[str, list[tuple[int, int, dict[str, Any]]]] = {}
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    if not isinstance(hooks, dict):
+        return found
+    for event, groups in hooks.items():
+        for gi, group in enumerate(groups if isinstance(groups, list) else []):
+            for hi, h in enumerate(group.get("hooks", []) if isinstance(group, dict) else []):
+                if is_ours(h):
+                    found.setdefault(event, []).append((gi, hi, h))
+    return found
+
+
+def entry_ok(h: dict[str, Any]) -> bool:
+    """The handler runs this install's entry script (not another copy of the package's)."""
+    text = " ".join([str(h.get("command", ""))] + [str(a) for a in h.get("args", []) or []])
+    return os.path.exists(ENTRY) and ENTRY in text
+
+
+def hook_file(out: Findings, harness: str, present: bool, path: str) -> Any:
+    """The harness's hook file, when the harness is on this machine ({} when the file is missing);
+    None when the harness is absent or the file unreadable (reported)."""
+    if not present:
+        return None
+    data = load_json(path)
+    if data == "unreadable":
+        out.append((False, f"{harness}: {path} is not valid JSON; fix it, then "
+                           f"`jevlin-hooks install --harness {harness}`"))
+        return None
+    return {} if data is None else data
