@@ -85,7 +85,9 @@ def _main(args: list[str]) -> int:
     sm = sub.add_parser("summarize", help="a thread as stable JSON, to diff two runs of a task")
     sm.add_argument("id")
     sub.add_parser("doctor", help="is everything installed, and will the hooks actually run? one line per finding")
-    sub.add_parser("demo", help="real agent sessions through hooks, queue, daemon and local store, then the views")
+    de = sub.add_parser("demo", help="real agent sessions through hooks, queue, daemon and local store, then the views")
+    de.add_argument("--turn-end", choices=["on", "off"], default="on",
+                    help="on (the demo's default) shows prompts, conclusions and tokens; off is a default install")
     for name in ("install", "uninstall"):
         p = sub.add_parser(name, help=f"{name} our hooks in a harness's config")
         p.add_argument("--harness", default=None, choices=[*_harnesses(), "all"],
@@ -150,7 +152,7 @@ def _main(args: list[str]) -> int:
     if ns.cmd == "demo":
         from jevlin_hooks import demo
 
-        return demo.main()
+        return demo.main(turn_end=ns.turn_end == "on")
     if ns.cmd in ("install", "uninstall"):
         return _install(ns)
     if ns.cmd == "scrub":

@@ -5,6 +5,11 @@ by tools/capture_demo.py (hook payloads, transcripts and rollouts, bundled in th
 through the real hook entry point (one process per event, as the agents run it) -> the queue ->
 the daemon, drained once, scrubbing and hashing -> the local SQLite store -> the trajectory views.
 The searches are ``jevlin search "..."`` commands, counted by the default config.
+
+The demo turns one thing on that a default install leaves off, ``[miner] turn_end``, so the views
+show each turn's prompt, conclusion and tokens; ``--turn-end off`` shows what a default install
+records instead. It writes only under one scratch directory, which it leaves for exploring and
+names at the end with the command that removes it.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ CODEX = ("basic", "resume", "failures", "compact", "subagent", "interrupt")
 DEMO_CONFIG = """\
 trace = "on"
 [miner]
-turn_end = true
+turn_end = {turn_end}
 [ship]
 sink = "local"
 [search]
@@ -39,12 +44,19 @@ autostart = false
 """
 
 
-def main() -> int:
+def main(turn_end: bool = True) -> int:
     root = tempfile.mkdtemp(prefix="jevlin-demo-")
     home = os.path.join(root, "home")
     os.makedirs(home, mode=0o700)
     with open(os.path.join(home, "config.toml"), "w", encoding="utf-8") as f:
-        f.write(DEMO_CONFIG)
+        f.write(DEMO_CONFIG.format(turn_end="true" if turn_end else "false"))
+    if turn_end:
+        print("This demo turns on `[miner] turn_end`, which a default install leaves off: the views then show\n"
+              "each turn's prompt, conclusion and tokens. `jevlin-hooks demo --turn-end off` shows what a\n"
+              "default install records (searches only).\n")
+    else:
+        print("Turn ends are off, as in a default install: searches only, no prompts, conclusions or tokens.\n")
+    cache = _cache_files()
     t0 = time.monotonic()
     n = 0
     for harness, scenarios in (("claude-code", CLAUDE), ("codex", CODEX)):
@@ -116,7 +128,37 @@ def main() -> int:
     print(f"\nExplore the same store (from {os.getcwd()}):")
     for args in ("threads", f"thread {best.id[:8]}", f"summarize {best.id[:8]}", "status"):
         print(f"  JEVLIN_HOME={home} {cli} {args}")
+    print(f"\nLeft in place for that: {root} ({_size(root)}: the scratch JEVLIN_HOME,\n"
+          f"the agents' transcripts, the HTML pages). Remove it with:\n  rm -rf {root}")
+    made = sorted(_cache_files() - cache)
+    if made:
+        print(f"Also made: the scrubber's compiled rules, {', '.join(made)} (no data of yours; "
+              "any jevlin-hooks rebuilds it when missing).")
+    print("Nothing else was touched: no agent's settings, not ~/.jevlin, and no daemon is left running.")
     return 0
+
+
+def _cache_files() -> set[str]:
+    """The scrubber's compiled-rule cache files (privacy/prefilter.py), the one thing the demo may
+    write outside its scratch directory."""
+    from jevlin_hooks.privacy import prefilter
+
+    where = prefilter.cache_dir()
+    try:
+        return {os.path.join(where, n) for n in os.listdir(where)}
+    except OSError:
+        return set()
+
+
+def _size(root: str) -> str:
+    total = 0
+    for dirpath, _, names in os.walk(root):
+        for n in names:
+            try:
+                total += os.lstat(os.path.join(dirpath, n)).st_size
+            except OSError:
+                pass
+    return f"{total / 1e6:.1f} MB" if total >= 100_000 else f"{total // 1000} KB"
 
 
 def _sessions() -> dict[tuple[str, str], str]:

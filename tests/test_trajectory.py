@@ -15,7 +15,7 @@ from conftest import PROBE_CONFIG, replay_scenario, run
 
 from jevlin_hooks import replay
 from jevlin_hooks.privacy import ids
-from jevlin_hooks.views import trajectory
+from jevlin_hooks.views import trajectory, ui
 
 S_MAIN = "9291ef5c-ce95-4fb4-83c9-c62badd920cd"
 S_AUTO = "0dd28daf-ed0c-46b7-9bf1-f09702bcdaa2"
@@ -96,6 +96,73 @@ def test_thread_view_text(store):
     assert cli(home, "thread", "zzzz").returncode == 1
 
 
+def _list_row(text: str, thread: str) -> list[str]:
+    """The columns of a thread's line in the `threads` table."""
+    return next(line for line in text.splitlines() if line.startswith(thread[:12])).split()
+
+
+def _ui_row(page: str, thread: str) -> str:
+    return page.split(f'<tr data-thread="{thread}">', 1)[1].split("</tr>", 1)[0]
+
+
+def test_windows_are_numbered_alike_in_every_view(store):
+    """One convention: windows numbered from 0, as the records' `window` field is, in the list,
+    the text and HTML pages and the local ui; no view shows a count where another shows a number."""
+    home, threads = store
+    auto, main = h(home, S_AUTO), h(home, S_MAIN)
+    table = cli(home, "threads").stdout
+    assert table.splitlines()[0].split()[4] == "window"
+    assert _list_row(table, auto)[4] == "0-1" and _list_row(table, main)[4] == "0"
+    assert "context windows 0-1" in cli(home, "thread", auto[:8]).stdout
+    assert "context window 0" in cli(home, "thread", main[:8]).stdout
+    page = ui.list_page(home, None, None).decode()
+    assert "<th>context window</th>" in page
+    assert '<td class="num">0-1</td>' in _ui_row(page, auto) and '<td class="num">0</td>' in _ui_row(page, main)
+    assert "context windows 0-1" in ui.thread_page(home, auto).decode()
+    assert "context window 0<" in ui.thread_page(home, main).decode()
+    records = [r for r in trajectory.load_records(home) if r["session_id"] == auto]
+    assert sorted({r["window"] for r in records}) == [0, 1], "the record field the views follow"
+
+
+def test_turn_ends_off_shows_not_recorded_and_a_title(home, tmp_path):
+    """The default install (turn ends off): tokens are not recorded, so every view says `-`, never
+    0; and each thread in the list is still named, by its first search."""
+    build_home(home, tmp_path, claude=("basic", "autocompact"), codex=("subagent",))
+    threads = trajectory.build(trajectory.load_records(home))
+    rows = {r["thread"]: r for r in trajectory.rows(threads)}
+    main = rows[h(home, S_MAIN)]
+    assert main["first_asked"] is None and main["tokens"] is None
+    assert main["title"] == "how do we configure httpx retries and backoff for outbound calls"
+    assert main["title_from"] == "query"
+    assert all(r["title"] and r["title_from"] == "query" and r["tokens"] is None for r in rows.values())
+    table = cli(home, "threads").stdout
+    assert _list_row(table, h(home, S_MAIN))[6] == "-" and "0/0" not in table
+    assert "  first search: how do we configure httpx retries" in table
+    assert trajectory.NO_PROMPT_NOTE in " ".join(table.split()) and "no prompt recorded" not in table
+    assert all(len(line) <= 80 for line in table.splitlines())
+    assert json.loads(cli(home, "threads", "--json").stdout)[0]["tokens"] is None
+    assert json.loads(cli(home, "summarize", h(home, S_MAIN)[:8]).stdout)["tokens"] is None
+    text = cli(home, "thread", h(home, S_MAIN)[:8]).stdout
+    assert "tokens" not in text and "turn ends are off" in text
+    page = ui.thread_page(home, h(home, S_MAIN)).decode()
+    assert '<span title="not recorded: turn ends are off">tokens -</span>' in page and "tokens 0" not in page
+    listing = ui.list_page(home, None, None).decode()
+    assert '<td class="num" title="not recorded: turn ends are off">-</td>' in _ui_row(listing, h(home, S_MAIN))
+    assert "0/0" not in listing and "first search: how do we configure httpx retries" in listing
+
+
+def test_title_falls_back_to_the_text_before_the_first_search():
+    base = {"kind": "search", "harness": "codex", "session_id": "s", "turn_id": "t", "window": 0}
+    records = [{**base, "seq": 2, "ts": "2026-12-01T10:00:02Z", "query": "later", "history": ""},
+               {**base, "seq": 1, "ts": "2026-12-01T10:00:01Z", "query": " ",
+                "history": "Reading the handler first.\n\nI'll look up our retry rules.\n"}]
+    th = trajectory.build(records)["s"]
+    assert trajectory.title(th) == ("I'll look up our retry rules.", "history")
+    row = trajectory.rows({"s": th})[0]
+    assert trajectory.title_said(row) == "before its first search: I'll look up our retry rules."
+    assert trajectory.title(trajectory.build([{**records[0], "query": ""}])["s"]) == (None, None)
+
+
 def test_stop_failure_turn(probe_home, tmp_path):
     events = [p for n, p in replay.scenario_events("basic") if "Stop" not in n and "SessionEnd" not in n]
     failure = next(p for n, p in replay.scenario_events("apierror") if n.endswith("StopFailure.json"))
@@ -156,6 +223,7 @@ def test_summaries_are_stable_across_runs(tmp_path):
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+@pytest.mark.e2e  # a real browser: `./dev test` installs it, `./dev check` leaves it out
 @pytest.mark.skipif(not CHROMIUM and not os.environ.get("JEVLIN_E2E_REQUIRED"), reason="needs Debian's chromium")
 def test_html_page_in_a_real_browser(store, tmp_path):
     assert CHROMIUM, "chromium is not installed (./dev test installs it)"
@@ -186,11 +254,21 @@ def test_html_page_in_a_real_browser(store, tmp_path):
     assert 'data-status="interrupted"' in dom and "INTERRUPTED" in dom
 
 
-def test_demo_runs_the_whole_path():
-    p = subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "demo"], capture_output=True, text=True, timeout=300,
-                       env={k: v for k, v in os.environ.items() if k != "JEVLIN_HOME"})
+def _demo(tmp_path, *args: str) -> str:
+    """`jevlin-hooks demo` with a HOME, cache and TMPDIR of its own, so what it leaves can be seen."""
+    for d in ("home", "cache", "tmp"):
+        (tmp_path / d).mkdir(exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if k != "JEVLIN_HOME"}
+    env.update(HOME=str(tmp_path / "home"), XDG_CACHE_HOME=str(tmp_path / "cache"), TMPDIR=str(tmp_path / "tmp"))
+    p = subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "demo", *args], capture_output=True, text=True,
+                       timeout=300, env=env, cwd=tmp_path)
     assert p.returncode == 0, p.stderr
-    out = p.stdout
+    return p.stdout
+
+
+def test_demo_runs_the_whole_path(tmp_path):
+    out = _demo(tmp_path)
+    assert out.startswith("This demo turns on `[miner] turn_end`, which a default install leaves off")
     assert "every hook exited 0 and printed nothing" in out and "0 left" in out
     assert "$ jevlin-hooks threads" in out and "claude-code" in out and "codex" in out
     assert "subagent " in out and "started by call" in out
@@ -203,11 +281,29 @@ def test_demo_runs_the_whole_path():
     # the closing commands run exactly as printed, from where the demo ran
     cmds = [line.strip() for line in out.splitlines() if line.startswith("  JEVLIN_HOME=")]
     assert [c.split()[2] for c in cmds] == ["threads", "thread", "summarize", "status"]
-    got = {c.split()[2]: subprocess.run(["sh", "-c", c], capture_output=True, text=True, timeout=60) for c in cmds}
+    got = {c.split()[2]: subprocess.run(["sh", "-c", c], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+           for c in cmds}
     assert all(p.returncode == 0 for p in got.values()), {k: p.stderr for k, p in got.items()}
     table = out.split("$ jevlin-hooks threads\n", 1)[1].split("\n\n", 1)[0]
     assert got["threads"].stdout.strip() == table.strip()
     assert f"threads   {ran[2]} kept" in got["status"].stdout
     listed = len([line for line in table.splitlines()[1:] if not line.startswith(" ")])
     assert f"`threads` lists the {listed} that searched" in " ".join(out.split())
-    shutil.rmtree(os.path.dirname(html), ignore_errors=True)
+    # what it leaves, it names: one scratch directory (with the command that removes it) and the
+    # scrubber's cache files; nothing in HOME
+    root = os.path.dirname(html)
+    assert os.listdir(tmp_path / "tmp") == [os.path.basename(root)] and f"  rm -rf {root}\n" in out
+    assert os.listdir(tmp_path / "home") == []
+    cached = [str(f) for f in (tmp_path / "cache").rglob("*") if f.is_file()]
+    assert all(os.path.basename(f).startswith("prefilter-") for f in cached), cached
+    named = re.search(r"Also made: the scrubber's compiled rules, (.*?) \(", out)
+    assert named is None or all(os.path.exists(f) for f in named[1].split(", "))
+    assert "no daemon is left running" in out
+
+
+def test_demo_with_turn_ends_off_shows_a_default_install(tmp_path):
+    out = _demo(tmp_path, "--turn-end", "off")
+    assert out.startswith("Turn ends are off, as in a default install")
+    table = out.split("$ jevlin-hooks threads\n", 1)[1].split("\n\n", 1)[0]
+    assert "  first search: " in table and "0/0" not in table and "(turn ends are off" not in table
+    assert "asked:" not in out and "concluded:" not in out

@@ -63,6 +63,7 @@ def test_no_raw_id_on_any_page(ui):
         assert all(raw not in p for p in pages)
 
 
+@pytest.mark.e2e  # a real browser: `./dev test` installs it, `./dev check` leaves it out
 @pytest.mark.skipif(not CHROMIUM and not os.environ.get("JEVLIN_E2E_REQUIRED"), reason="needs Debian's chromium")
 def test_in_a_real_browser(ui, tmp_path):
     assert CHROMIUM, "chromium is not installed (./dev test installs it)"

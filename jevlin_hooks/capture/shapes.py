@@ -6,7 +6,7 @@ annotations, and at run time they are the plain dicts that lineage files and que
 are. tests/test_imports.py checks that no hook imports this module (or typing).
 
 Field meanings: the normalized event in engine.py, the lineage state in lineage.py, the
-records in DESIGN.md and README.md ("Records").
+records in DESIGN.md and docs/records.md.
 """
 
 from __future__ import annotations

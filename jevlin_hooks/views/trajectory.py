@@ -96,13 +96,20 @@ class Thread:
     def windows(self) -> int:
         return max((t.last_window for t in self.turns), default=0) + 1
 
-    def tokens(self) -> dict[str, int]:
+    def tokens(self) -> dict[str, int] | None:
+        """The turns' token counts summed, or None when no turn end recorded any (turn ends are
+        off by default): a count that was not recorded is shown as not recorded, never as 0."""
         tot = {"input": 0, "output": 0, "cache_read": 0, "cache_creation": 0}
+        seen = False
         for t in self.turns:
-            for k, v in ((t.end or {}).get("tokens") or {}).items():
+            got = (t.end or {}).get("tokens")
+            if not isinstance(got, dict):
+                continue
+            seen = True
+            for k, v in got.items():
                 if k in tot and isinstance(v, int):
                     tot[k] += v
-        return tot
+        return tot if seen else None
 
     def abandoned(self) -> int:
         n = sum(1 for t in self.turns if t.outcome in UNFINISHED)
@@ -210,10 +217,13 @@ def rows(threads: dict[str, Thread], harness: str | None = None, since: float | 
             continue
         first = next((t.end.get("prompt") for t in th.turns if t.end and t.end.get("prompt")), None)
         children = [c for t in th.turns for c in t.children]
+        said, source = title(th)
         out.append({
             "thread": th.id,
             "harness": th.harness,
             "first_asked": first,
+            "title": said,
+            "title_from": source,
             "turns": len(th.turns),
             "searches": len(th.all_searches()),
             "subagents": len(children),
@@ -225,6 +235,41 @@ def rows(threads: dict[str, Thread], harness: str | None = None, since: float | 
         })
     out.sort(key=lambda r: str(r["last_active"]), reverse=True)
     return out
+
+
+def title(th: Thread) -> tuple[str | None, str | None]:
+    """What a thread is about, from its records (scrubbed): the first prompt when turn ends are
+    on; else the first search's query; else the assistant text just before that search (its
+    last line). The second value says which ("prompt", "query", "history"), None for nothing."""
+    for t in th.turns:
+        if t.end and t.end.get("prompt"):
+            return str(t.end["prompt"]), "prompt"
+    first = min(th.all_searches(), key=lambda s: (parse_ts(s["ts"]), s.get("seq") or 0), default=None)
+    if first is None:
+        return None, None
+    if str(first.get("query") or "").strip():
+        return str(first["query"]), "query"
+    lines = [line for line in str(first.get("history") or "").splitlines() if line.strip()]
+    return (lines[-1], "history") if lines else (None, None)
+
+
+TITLE_SAID = {"prompt": "", "query": "first search: ", "history": "before its first search: "}
+NO_PROMPT_NOTE = ("prompts are recorded only with [miner] turn_end = true: "
+                  "rows without one show the thread's first search")
+
+
+def title_said(row: dict[str, Any]) -> str:
+    """A row's title as the list shows it, saying where it came from when it is not the prompt."""
+    if not row.get("title"):
+        return "(nothing recorded to name this thread)"
+    return TITLE_SAID.get(row.get("title_from") or "", "") + str(row["title"])
+
+
+def tokens_said(tok: dict[str, int] | None, sep: str = "/") -> str:
+    """in/out tokens, or "-" when they were not recorded (turn ends off): never 0/0."""
+    if not tok:
+        return "-"
+    return f"{tok.get('input', '-')}{sep}{tok.get('output', '-')}"
 
 
 def _clip(text: str | None, n: int) -> str:
@@ -240,11 +285,17 @@ def fmt_duration(seconds: float) -> str:
     return f"{seconds / 60:.0f}m" if seconds < 7200 else f"{seconds / 3600:.1f}h"
 
 
+def windows_range(n: int) -> str:
+    """A thread's context windows by number, for a thread that had ``n`` of them. Every view
+    numbers windows from 0, as the records' ``window`` field, `context`, `status` and the OTLP
+    attribute ``jevlin.window`` do: one compaction makes windows 0-1. No view shows the count
+    as a label, so "1" never stands for the window another view calls 0."""
+    return "0" if n <= 1 else f"0-{n - 1}"
+
+
 def windows_said(n: int) -> str:
-    """How every view names a thread's context windows: numbered from 0, as the records'
-    ``window`` field, the in-band context and `status` number them, so one compaction makes
-    windows 0-1 (the `threads` table's ``win`` column counts them: 2)."""
-    return "context window 0" if n <= 1 else f"context windows 0-{n - 1}"
+    """How the thread views name a thread's context windows (see windows_range)."""
+    return f"context window{'s' if n > 1 else ''} {windows_range(n)}"
 
 
 def compaction_said(before: int, after: int) -> str:
@@ -255,14 +306,18 @@ def compaction_said(before: int, after: int) -> str:
 def render_rows(table: list[dict[str, Any]]) -> str:
     if not table:
         return "no threads in the local store yet (the daemon fills it: `jevlin-hooks daemon start`)"
-    lines = [f"{'thread':<12} {'harness':<11} {'turns':>5} {'srch':>4} {'win':>3} {'dur':>6} {'tok in/out':>11} "
+    lines = [f"{'thread':<12} {'harness':<11} {'turns':>5} {'srch':>4} {'window':>6} {'dur':>6} {'tok in/out':>11} "
              f"{'last active':<16}"]
     for r in table:
-        tok = f"{r['tokens']['input']}/{r['tokens']['output']}"
         flag = f" {r['abandoned']} abandoned" if r["abandoned"] else ""
-        lines.append(f"{r['thread'][:12]:<12} {r['harness']:<11} {r['turns']:>5} {r['searches']:>4} {r['windows']:>3} "
-                     f"{fmt_duration(r['duration_s']):>6} {tok:>11} {r['last_active'][:16].replace('T', ' '):<16}")
-        lines.append(f"  {_clip(r['first_asked'] or '(turn ends are off: no prompt recorded)', 74)}{flag}")
+        lines.append(f"{r['thread'][:12]:<12} {r['harness']:<11} {r['turns']:>5} {r['searches']:>4} "
+                     f"{windows_range(r['windows']):>6} {fmt_duration(r['duration_s']):>6} {tokens_said(r['tokens']):>11} "
+                     f"{r['last_active'][:16].replace('T', ' '):<16}")
+        lines.append(f"  {_clip(title_said(r), 74 - len(flag))}{flag}")
+    if any(r.get("title_from") != "prompt" for r in table):
+        import textwrap
+
+        lines += ["", *textwrap.wrap(f"({NO_PROMPT_NOTE})", 80)]
     return inert("\n".join(lines))  # recorded text never drives the terminal
 
 
@@ -313,7 +368,7 @@ def _render_turns(th: Thread, out: list[str], indent: str, width: int, textwrap:
         if end.get("tools"):
             bits.append("tools " + ",".join(end["tools"]))
         if tok:
-            bits.append(f"tokens {tok.get('input', 0)}/{tok.get('output', 0)}")
+            bits.append(f"tokens {tokens_said(tok)}")
         out.append((indent + "  ".join(bits))[:width])
         if end.get("prompt"):
             out += _wrap(textwrap, "asked: " + end["prompt"], indent + "  ", width, 3)
@@ -340,7 +395,8 @@ def _render_turns(th: Thread, out: list[str], indent: str, width: int, textwrap:
             res = s.get("result")
             if isinstance(res, dict) and isinstance(res.get("preview"), str):
                 first = res["preview"].split("\n", 1)[0]
-                said = f"{indent}  \u2502   \u21b3 {res.get('lines', 0)} line(s) back: "
+                n_lines = res.get("lines") if isinstance(res.get("lines"), int) else "-"
+                said = f"{indent}  \u2502   \u21b3 {n_lines} line(s) back: "
                 out.append(said + _clip(first, max(10, width - len(said))))
         if end and int(end.get("window") or 0) > prev_window:
             out.append(f"{indent}  \u2500\u2500 {compaction_said(prev_window, int(end['window']))} \u2500\u2500")

@@ -7,7 +7,16 @@ from datetime import UTC, datetime
 from html import escape
 from typing import Any
 
-from jevlin_hooks.views.trajectory import MARK, Thread, Turn, compaction_said, fmt_duration, parse_ts, windows_said
+from jevlin_hooks.views.trajectory import (
+    MARK,
+    Thread,
+    Turn,
+    compaction_said,
+    fmt_duration,
+    parse_ts,
+    tokens_said,
+    windows_said,
+)
 
 CSS = """
 :root { --fg:#1d232a; --muted:#5f6b7a; --line:#d8dee6; --bg:#f6f8fa; --ok:#1f7a3d; --bad:#b42318; --warn:#9a6700;
@@ -65,7 +74,7 @@ def _turn(turn: Turn, n: int, out: list[str]) -> None:
         out.append(f'<span class="d">tools: {escape(", ".join(end["tools"]))}</span>')
     tok = end.get("tokens") or {}
     if tok:
-        out.append(f'<span class="d">tokens {tok.get("input", 0)} in / {tok.get("output", 0)} out</span>')
+        out.append(f'<span class="d">tokens {tokens_said(tok, " in / ")} out</span>')
     out.append("</header>")
     if end.get("prompt"):
         out.append(f'<div class="asked">{escape(end["prompt"])}</div>')
@@ -137,7 +146,8 @@ def render(th: Thread, back: str | None = None) -> str:
            f"<span>{escape(th.harness)}</span><span>started {started}</span>"
            f"<span>{len(th.turns)} turn(s)</span><span>{len(th.all_searches())} search(es)</span>"
            f"<span>{windows_said(th.windows)}</span><span>lasted {fmt_duration(max(0.0, th.stop - th.start))}</span>"
-           f"<span>tokens {tok['input']} in / {tok['output']} out</span></div>"]
+           + (f"<span>tokens {tok['input']} in / {tok['output']} out</span></div>" if tok else
+              '<span title="not recorded: turn ends are off">tokens -</span></div>')]
     _turns(th, out)
     if not any(t.end for t in th.turns):
         out.append('<p class="note">Turn ends are off, so what each turn asked and concluded is not recorded '

@@ -73,22 +73,27 @@ def list_page(home: str, harness: str | None, since: str | None) -> bytes:
                    ) + "</p>")
     else:
         out.append('<table class="threads"><thead><tr><th>thread</th><th>harness</th><th>turns</th>'
-                   "<th>searches</th><th>subagents</th><th>windows</th><th>tokens in/out</th><th>last active</th>"
+                   "<th>searches</th><th>subagents</th><th>context window</th><th>tokens in/out</th><th>last active</th>"
                    "</tr></thead><tbody>")
         for r in table:
-            asked = r["first_asked"] or "(turn ends are off: no prompt recorded)"
-            tok = r["tokens"]
+            asked = trajectory.title_said(r)
+            tok = trajectory.tokens_said(r["tokens"])
             n_abandoned = r["abandoned"]
             flag = " " + trajectory_html.pill(f"{n_abandoned} abandoned", "abandoned") if n_abandoned else ""
+            tok_cell = (f'<td class="num">{tok}</td>' if tok != "-" else
+                        '<td class="num" title="not recorded: turn ends are off">-</td>')
             out.append(
                 f'<tr data-thread="{escape(r["thread"])}"><td><a href="/thread/{quote(r["thread"])}">'
                 f'<code>{escape(r["thread"][:12])}</code></a>{flag}'
                 f'<div class="asked">{escape(_clip(asked, 120))}</div></td>'
                 f'<td class="nw">{escape(r["harness"])}</td><td class="num">{r["turns"]}</td>'
                 f'<td class="num">{r["searches"]}</td><td class="num">{r["subagents"]}</td>'
-                f'<td class="num">{r["windows"]}</td><td class="num">{tok["input"]}/{tok["output"]}</td>'
+                f'<td class="num">{trajectory.windows_range(r["windows"])}</td>{tok_cell}'
                 f'<td class="nw">{escape(r["last_active"][:16].replace("T", " "))}</td></tr>')
         out.append("</tbody></table>")
+        if any(r["title_from"] != "prompt" for r in table):
+            note = trajectory.NO_PROMPT_NOTE
+            out.append(f'<p class="note">{escape(note[0].upper() + note[1:])}.</p>')
     out.append(f'<p class="note">Read from {escape(home)}/traces.db at '
                f'{datetime.now(UTC).strftime("%H:%M:%S UTC")}: ids are hashed and text is scrubbed.</p>')
     return _page("Threads", "".join(out))
