@@ -143,8 +143,12 @@ def _main(args: list[str]) -> int:
         return config_cmd.main(ns.action)
     if ns.cmd == "ui":
         from jevlin_hooks.base import paths
+        from jevlin_hooks.views import trajectory
         from jevlin_hooks.views import ui as ui_server
 
+        why = trajectory.refusal(paths.home())
+        if why:  # another user's store is not served, as the hooks and the daemon refuse it
+            return _fail(why)
         return ui_server.serve(paths.home(), ns.port, ns.open)
     if ns.cmd == "doctor":
         from jevlin_hooks import doctor
@@ -185,6 +189,9 @@ def _trajectory(ns: Any) -> int:
     from jevlin_hooks.base import paths
     from jevlin_hooks.views import trajectory
 
+    why = trajectory.refusal(paths.home())
+    if why:  # read nothing from a home the hooks, the daemon and `status` refuse
+        return _fail(why)
     threads = trajectory.build(trajectory.load_records(paths.home()))
     if ns.cmd == "threads":
         try:
