@@ -4,14 +4,18 @@ the real daemon, `status` and `doctor`."""
 
 from __future__ import annotations
 
+import json
 import os
+import sqlite3
 import subprocess
 import sys
 
 import pytest
-from conftest import PROBE_CONFIG, queued, run, state_of
+from conftest import PROBE_CONFIG, queued, run, run_process, state_of
+from test_daemon import raw_record, spool_empty, write_config
 
 from jevlin_hooks import replay
+from jevlin_hooks.base import spool
 from jevlin_hooks.capture import lineage
 
 CLI = [sys.executable, "-m", "jevlin_hooks.cli"]
@@ -48,6 +52,51 @@ def started_home(root: str) -> str:
     for payload in basic()[:2]:
         run(home, payload)
     return home
+
+
+# --- 7: one record size limit for the hook and the daemon ----------------------------------------
+
+def test_a_12_mb_cjk_prompt_is_cut_by_the_rule_and_delivered(probe_home, tmp_path):
+    prompt = "\u6f22\u5b57\u304b\u306a" * (1 << 20)  # 4 Mi CJK characters: 12 MiB of UTF-8, 24 MiB as JSON
+    events = basic()
+    for payload in events:
+        if payload["hook_event_name"] == "UserPromptSubmit":
+            payload = {**payload, "prompt": prompt}
+        run_process(probe_home, payload)
+    (turn_end,) = queued(probe_home, "turn_end")
+    new = os.path.join(probe_home, "spool", "new")
+    assert max(os.path.getsize(os.path.join(new, n)) for n in os.listdir(new)) <= spool.MAX_RECORD
+    mark = f" [... cut: {len(prompt)} characters in all]"
+    assert turn_end["prompt"] == prompt[: spool.TEXT_LIMIT - len(mark)] + mark
+    sessions = os.path.join(probe_home, "sessions")
+    assert max(os.path.getsize(os.path.join(sessions, n)) for n in os.listdir(sessions)
+               if n.endswith(".json")) < 1 << 20, "the lineage holds the cut prompt, not 24 MiB"
+    p = subprocess.run([*CLI, "daemon", "run", "--once"], env={**os.environ, "JEVLIN_HOME": probe_home},
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert spool_empty(probe_home) and spool.count(probe_home, "quarantine") == 0
+    db = sqlite3.connect(os.path.join(probe_home, "traces.db"))
+    (body,) = [json.loads(b) for (b,) in db.execute("select body from records where kind = 'turn_end'")]
+    assert body["prompt"].endswith(mark) and len(body["prompt"]) == spool.TEXT_LIMIT
+
+
+def test_a_record_over_the_limit_even_cut_is_cut_shorter_and_marked_then_delivered(home):
+    rec = {**raw_record(0), "kind": "turn_end", "turn_id": "t0", "prompt": "p", "final_message": "f",
+           "outcome": "completed", "search_count": 1,
+           "tools": [f"tool{i}-" + "\u00e9" * spool.TEXT_LIMIT for i in range(400)]}  # 400 x 384 KiB escaped
+    for k in ("call_id", "seq", "query", "history", "status", "tool"):
+        rec.pop(k)
+    spool.enqueue(home, [rec])
+    (name,) = os.listdir(os.path.join(home, "spool", "new"))
+    assert os.path.getsize(os.path.join(home, "spool", "new", name)) <= spool.MAX_RECORD
+    (got,) = queued(home)
+    assert got["truncated"] is True and len(got["tools"]) == spool.SHORT_LIST
+    for t, was in zip(got["tools"], rec["tools"], strict=False):
+        assert len(t) == spool.SHORT_TEXT and t.endswith(f" [... cut: {len(was)} characters in all]")
+    write_config(home)
+    p = subprocess.run([*CLI, "daemon", "run", "--once"], env={**os.environ, "JEVLIN_HOME": home},
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0 and spool_empty(home) and spool.count(home, "quarantine") == 0, p.stderr
 
 
 # --- 17: lineage file names cannot collide ---------------------------------------------------------

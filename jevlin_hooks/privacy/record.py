@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from jevlin_hooks.base import spool
 from jevlin_hooks.privacy import ids, scrub
 
 # What may leave, per kind (DESIGN.md "Records"), plus the schema version `v`.
@@ -29,8 +30,9 @@ HOST_META_KEYS = ("platform", "model", "agent_type", "history_source", "harness_
 HOST_META_IDS = ("forked_from",)  # thread ids inside host_meta: hashed like the id fields
 TOKEN_KEYS = ("input", "output", "cache_read", "cache_creation")
 # Free text is cut to this many characters before scrubbing (history is 32 KiB already), which
-# also bounds the scrubbing time of any one record.
-TEXT_LIMIT = 64 * 1024
+# also bounds the scrubbing time of any one record: the limit hooks cut at when queueing, with
+# its mark kept (base/spool.py).
+TEXT_LIMIT = spool.TEXT_LIMIT
 NAME_LIMIT = 200
 
 
