@@ -7,15 +7,16 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
 import subprocess
 import sys
 
 import pytest
-from conftest import PROBE_CONFIG, queued, run, run_process, state_of
+from conftest import PROBE_CONFIG, queued, readonly_copy, run, run_process, state_of
 from test_daemon import raw_record, spool_empty, write_config
 
 from jevlin_hooks import replay
-from jevlin_hooks.base import spool
+from jevlin_hooks.base import paths, spool
 from jevlin_hooks.capture import lineage
 
 CLI = [sys.executable, "-m", "jevlin_hooks.cli"]
@@ -52,6 +53,101 @@ def started_home(root: str) -> str:
     for payload in basic()[:2]:
         run(home, payload)
     return home
+
+
+# --- 6: a read-only home, a full disk: named, and the lost events counted ---------------------------
+
+def test_a_read_only_home_is_named_and_its_lost_events_counted(tmp_path, user_dirs):
+    src = started_home(str(tmp_path / "src"))
+    with readonly_copy(os.path.dirname(src), str(tmp_path / "ro")) as ro:
+        home = os.path.join(ro, "jhome")
+        events = basic()[2:]
+        for payload in events:
+            run_process(home, payload, env=user_dirs)  # exit 0, silent, as always
+        out = cli(home, user_dirs, "status").stdout
+        line = recording_line(out)
+        why = "is on a read-only file system" if os.geteuid() == 0 else "is not writable by you"
+        assert line.startswith(f"recording NOT RECORDING: {home}") and why in line, out
+        assert f"hooks cannot record events: {len(events)} event(s) not recorded since" in line, out
+        assert "hook errors: none\n" not in out and "hook errors: none logged, and none could be" in out
+        doctor = cli(home, user_dirs, "doctor")
+        assert doctor.returncode == 1 and f"!!  recording: NOT RECORDING: {home}" in doctor.stdout
+    counter = os.path.join(user_dirs["XDG_RUNTIME_DIR"], "jevlin-hooks")
+    (name,) = os.listdir(counter)
+    assert stat.S_IMODE(os.stat(counter).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(os.path.join(counter, name)).st_mode) == 0o600
+
+
+def test_a_home_that_cannot_be_created_is_named_too(tmp_path, user_dirs):
+    with readonly_copy(None, str(tmp_path / "ro")) as ro:
+        home = os.path.join(ro, "jhome")
+        for payload in basic():
+            run_process(home, payload, env=user_dirs)
+        out = cli(home, user_dirs, "status").stdout
+        assert out.startswith(f"home      {home} (not created yet)\n"), out
+        line = recording_line(out)
+        assert f"NOT RECORDING: {home} cannot be created: {ro}" in line, out
+        # every event but InstructionsLoaded, which records nothing anyway
+        assert f"{len(basic()) - 1} event(s) not recorded" in line, out
+
+
+def test_the_counter_never_follows_a_symlink(tmp_path, user_dirs):
+    victim = tmp_path / "victim"
+    victim.write_text("untouched")
+    with readonly_copy(None, str(tmp_path / "ro")) as ro:
+        home = os.path.join(ro, "jhome")
+        planted = os.path.join(user_dirs["XDG_RUNTIME_DIR"], "jevlin-hooks")
+        os.mkdir(planted, 0o700)
+        os.symlink(victim, os.path.join(planted, paths.sha256_hex(home.encode())[:32] + ".lost"))
+        run_process(home, basic()[0], env=user_dirs)
+        assert victim.read_text() == "untouched"
+        # counted in the next place instead, and read back from there
+        assert "1 event(s) not recorded" in recording_line(cli(home, user_dirs, "status").stdout)
+        assert os.listdir(os.path.join(user_dirs["XDG_CACHE_HOME"], "jevlin-hooks"))
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounts a tiny tmpfs")
+def test_a_full_disk_is_named_and_its_lost_events_counted(tmp_path, user_dirs):
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", str(mnt)]).returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        home = started_home(str(mnt))
+        fd = os.open(mnt / "filler", os.O_WRONLY | os.O_CREAT)  # fill the disk to the last byte
+        try:
+            for size in (65536, 4096, 1):
+                while True:
+                    try:
+                        os.write(fd, b"x" * size)
+                    except OSError:
+                        break
+        finally:
+            os.close(fd)
+        events = basic()[2:]
+        for payload in events:
+            run_process(home, payload, env=user_dirs)
+        out = cli(home, user_dirs, "status").stdout
+        line = recording_line(out)
+        assert f"recording NOT RECORDING: the disk holding {home} is full (0 KiB free)" in line, out
+        assert f"{len(events)} event(s) not recorded since" in line, out
+        assert "hook errors: none\n" not in out
+        assert not os.listdir(user_dirs["XDG_RUNTIME_DIR"]), "counted inside the home: its counter was made ahead"
+        os.unlink(mnt / "filler")
+        out = cli(home, user_dirs, "status").stdout
+        assert recording_line(out) .startswith(f"recording {len(events)} event(s) not recorded since"), out
+        assert "No space left on device; it can be written again now" in out and "NOT RECORDING" not in out
+        doctor = cli(home, user_dirs, "doctor").stdout
+        assert f"ok  recording: {len(events)} event(s) not recorded" in doctor
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)])
+
+
+def test_a_healthy_home_says_nothing_about_recording(probe_home, user_dirs):
+    for payload in basic():
+        run(probe_home, payload)
+    out = cli(probe_home, user_dirs, "status").stdout
+    assert recording_line(out) == "" and "hook errors: none" in out
 
 
 # --- 7: one record size limit for the hook and the daemon ----------------------------------------
