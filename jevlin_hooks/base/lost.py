@@ -4,8 +4,9 @@ A hook that cannot write its home (a read-only file system, a full disk, a home 
 write) still exits 0 at once and prints nothing, and its log cannot be written either. So that
 this is never silent ("hook errors: none" while every event is lost), each such event is counted:
 
-- in ``state/lost`` inside the home: created ahead while there is room (at a session's start)
-  and rewritten in place at a fixed width, so counting needs no new block on a full disk;
+- in ``state/lost`` inside the home: created ahead while there is room (at a session's start,
+  by ``spool.prepare_counter``) and rewritten in place at a fixed width, so counting needs no
+  new block on a full disk;
 - when that cannot be written (a read-only file system, a home that cannot be created), in a
   file of the user's own outside the home, named after the home: under ``$XDG_RUNTIME_DIR``,
   else the user's cache directory (``~/Library/Caches`` on macOS, ``$XDG_CACHE_HOME`` or
@@ -24,33 +25,12 @@ import os
 import sys
 import time
 
-from jevlin_hooks.base import paths
+from jevlin_hooks.base import paths, spool
 
-NAME = "lost"
+NAME = spool.LOST  # made ahead by spool.prepare_counter, at the fixed width of _FORMAT
 _FORMAT = "{:020d} {:012d} {:012d} {:05d}\n"
-_WIDTH = len(_FORMAT.format(0, 0, 0, 0))
 _DIR = "jevlin-hooks"
 FULL_BYTES = 64 << 10  # less free space than this: a lineage file or a record may not fit
-
-
-def prepare(home: str) -> None:
-    """Create ``state/lost`` while there is room, so counting later needs no new space."""
-    try:
-        sfd = paths.open_dir(home, "state", create=False)
-    except OSError:
-        return
-    try:
-        fd = os.open(NAME, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, paths.FILE_MODE, dir_fd=sfd)
-    except OSError:
-        return  # there already (or no room now: the fallback counts)
-    finally:
-        os.close(sfd)
-    try:
-        os.write(fd, _FORMAT.format(0, 0, 0, 0).encode())
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _storage_errnos() -> frozenset[int]:

@@ -90,24 +90,33 @@ DROPPED = "dropped"
 _WIDTH = 20  # the count is rewritten in place, fixed width: no new block needed on a full disk
 
 
+# Events a hook could not record (base/lost.py counts them: `count first last errno`); made
+# ahead here, with `dropped`, because a hook has this module loaded already.
+LOST = "lost"
+LOST_ZERO = b"0" * 20 + b" " + b"0" * 12 + b" " + b"0" * 12 + b" " + b"0" * 5 + b"\n"
+
+
 def prepare_counter(home: str) -> None:
-    """Create ``state/dropped`` while there is room, so counting later needs no new space."""
+    """Create ``state/dropped`` and ``state/lost`` while there is room, so counting later needs
+    no new space."""
     try:
         sfd = paths.open_dir(home, "state")
     except OSError:
         return
     try:
-        fd = os.open(DROPPED, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, paths.FILE_MODE, dir_fd=sfd)
-    except OSError:
-        return  # there already (or no room now: counting will try again)
+        for name, zero in ((DROPPED, b"0" * _WIDTH + b"\n"), (LOST, LOST_ZERO)):
+            try:
+                fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, paths.FILE_MODE, dir_fd=sfd)
+            except OSError:
+                continue  # there already (or no room now: counting will try again)
+            try:
+                os.write(fd, zero)
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
     finally:
         os.close(sfd)
-    try:
-        os.write(fd, b"0" * _WIDTH + b"\n")
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _count_dropped(home: str, n: int) -> None:

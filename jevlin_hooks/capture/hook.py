@@ -90,10 +90,9 @@ def handle(harness: str, payload: Any, home: str) -> list[str]:
 
         try:  # created here, outside any sandbox, so a sandboxed search can read it
             ids.load_key(home, create=True)
-            from jevlin_hooks.base import lost, spool
+            from jevlin_hooks.base import spool
 
             spool.prepare_counter(home)
-            lost.prepare(home)
         except OSError as exc:
             from jevlin_hooks.base import log
 
