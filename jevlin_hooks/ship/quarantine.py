@@ -292,8 +292,16 @@ def _reseal(home: str, old: list[bytes], new: bytes) -> tuple[int, list[str]]:
             continue
         if body is None or "sealed" not in body:
             continue
+        sealed = str(body["sealed"])
         try:
-            raw = unseal(str(body["sealed"]), new, *old)
+            unseal(sealed, new)
+            continue  # under the new key already (resealed before a crash)
+        except ValueError:
+            pass
+        try:
+            if not old:
+                raise ValueError("no older key")
+            raw = unseal(sealed, *old)
         except ValueError:
             unreadable.append(e.id)
             continue
