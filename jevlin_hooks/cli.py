@@ -138,8 +138,12 @@ def _main(args: list[str]) -> int:
         return config_cmd.main(ns.action)
     if ns.cmd == "ui":
         from jevlin_hooks.base import paths
+        from jevlin_hooks.views import trajectory
         from jevlin_hooks.views import ui as ui_server
 
+        why = trajectory.refusal(paths.home())
+        if why:  # another user's store is not served, as the hooks and the daemon refuse it
+            return _fail(why)
         return ui_server.serve(paths.home(), ns.port, ns.open)
     if ns.cmd == "doctor":
         from jevlin_hooks import doctor
@@ -180,6 +184,9 @@ def _trajectory(ns: Any) -> int:
     from jevlin_hooks.base import paths
     from jevlin_hooks.views import trajectory
 
+    why = trajectory.refusal(paths.home())
+    if why:  # read nothing from a home the hooks, the daemon and `status` refuse
+        return _fail(why)
     threads = trajectory.build(trajectory.load_records(paths.home()))
     if ns.cmd == "threads":
         try:
@@ -277,7 +284,7 @@ def _spool(ns: argparse.Namespace) -> int:
 def _quarantine(ns: Any) -> int:
     import time
 
-    from jevlin_hooks.base import paths
+    from jevlin_hooks.base import config, paths
     from jevlin_hooks.privacy import ids
     from jevlin_hooks.ship import quarantine
     from jevlin_hooks.ship.sinks.http import inert
@@ -287,9 +294,9 @@ def _quarantine(ns: Any) -> int:
     for w in unknown:
         print(f"jevlin-hooks: no single quarantined record {inert(w, 80)!r}", file=sys.stderr)
     if ns.action == "list":
-        for e in chosen:
+        for e in chosen:  # a file name is as inert as every other field: no control reaches the terminal
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.at)) if e.at else "?"
-            print(f"{e.id:<10} {when}  {e.kind or '?':<8} {e.form:<6} {inert(e.reason, 200)}")
+            print(f"{inert(e.id, 80):<10} {when}  {inert(e.kind or '?', 32):<8} {e.form:<6} {inert(e.reason, 200)}")
         print(f"{len(chosen)} quarantined record(s)" + ("; `jevlin-hooks quarantine release [ID...]` queues them "
                                                        "again" if chosen else ""), file=sys.stderr)
         return 1 if unknown else 0
@@ -298,9 +305,11 @@ def _quarantine(ns: Any) -> int:
             key = ids.load_key(home, create=False)
         except ids.KeyError_ as exc:
             return _fail(str(exc))
-        n, problems = quarantine.release(home, chosen, key)
+        cfg, _ = config.settings(home)
+        disabled = tuple(cfg["privacy"]["disabled_rules"]) if cfg else ()  # unusable config: every rule on
+        n, problems = quarantine.release(home, chosen, key, disabled)
         for p in problems:
-            print(f"jevlin-hooks: not released: {p}", file=sys.stderr)
+            print(f"jevlin-hooks: not released: {inert(p, 400)}", file=sys.stderr)
         print(f"{n} quarantined record(s) queued again")
         return 1 if problems or unknown else 0
     if not ns.yes:
@@ -353,11 +362,26 @@ def _key(ns: argparse.Namespace) -> int:
         if answer.strip().lower() not in ("y", "yes"):
             print("key unchanged")
             return 1
+    from jevlin_hooks.ship import quarantine
+
     try:
-        ids.rotate_key(home)
+        done = quarantine.rotate_key(home)
+    except ids.KeyError_ as exc:  # sealed entries need the current key to be resealed
+        return _fail(f"key unchanged: {exc}; sealed quarantine entries are resealed under the new key "
+                     "with the current one, so it must be usable first")
     except OSError as exc:
         return _fail(f"cannot write the key: {exc.strerror or exc}")
     print("new key written; ids hashed from now on will not match earlier ones")
+    if done.resealed:
+        print(f"quarantine: {done.resealed} sealed record(s) resealed under the new key (`quarantine release` "
+              "still opens them)")
+    if done.safe:
+        print(f"quarantine: {done.safe} safe record(s) unchanged: their ids stay hashed with the old key, "
+              "as the rest of their threads")
+    if done.unreadable:
+        print(f"quarantine: {len(done.unreadable)} sealed record(s) were sealed under a key older than the "
+              f"one replaced and cannot be opened ({', '.join(done.unreadable[:5])}); "
+              "`jevlin-hooks quarantine purge ID --yes` removes them", file=sys.stderr)
     return 0
 
 

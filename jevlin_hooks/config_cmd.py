@@ -60,12 +60,10 @@ def _flatten(cfg: dict[str, Any]) -> list[tuple[tuple[str, ...], Any]]:
 def _value(key: tuple[str, ...], value: Any) -> str:
     import json
 
-    if key == ("ship", "endpoint") and isinstance(value, str) and "@" in value:
-        from urllib.parse import urlsplit, urlunsplit
+    if key == ("ship", "endpoint") and isinstance(value, str):
+        from jevlin_hooks.base import redact
 
-        u = urlsplit(value)  # never print a user:password@ in a URL
-        host = (u.hostname or "") + (f":{u.port}" if u.port else "")
-        value = urlunsplit((u.scheme, host, u.path, u.query, u.fragment))
+        value = redact.endpoint(value)  # never a password or a query's token
     if key in SECRET_KEYS:
         if isinstance(value, dict):
             return f"({len(value)} header(s), values not shown)" if value else "{}"

@@ -73,6 +73,9 @@ def check_home(home: str, out: list[tuple[bool, str]]) -> None:
         out.append((False, "queue: SPOOL FULL, hooks are dropping new records; start the daemon or raise [spool] max_mb"))
     # Only what is wrong now: the daemon clears a problem as soon as what caused it works again.
     out += [(False, f"delivery: {p}") for p in control.problems(home, dstatus.load(home))]
+    from jevlin_hooks.base import lost  # a home hooks cannot write (read-only, full): events lost, named
+
+    out += [(not failing, f"recording: {line}") for failing, line in lost.problems(home)]
     errors = [e for e in log.tail(home, "hook.log", 50) if e[:10] == time.strftime("%Y-%m-%d", time.gmtime())]
     if errors:
         out.append((False, f"hooks: {len(errors)} failure(s) logged today in {os.path.join(home, 'logs', 'hook.log')}"))

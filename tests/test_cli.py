@@ -128,7 +128,7 @@ def test_config_show_names_the_otel_variables_it_uses(home):
                        text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
-    assert 'ship.endpoint = "http://127.0.0.1:4318"  # environment (OTEL_EXPORTER_OTLP_ENDPOINT)' in lines
+    assert 'ship.endpoint = "http://u:***@127.0.0.1:4318"  # environment (OTEL_EXPORTER_OTLP_ENDPOINT)' in lines
     assert "ship.headers = (set, not shown)  # environment (OTEL_EXPORTER_OTLP_HEADERS)" in lines
     assert 'ship.otlp_protocol = "http/json"  # environment (OTEL_EXPORTER_OTLP_PROTOCOL)' in lines
     assert "pw" not in p.stdout and "abc" not in p.stdout

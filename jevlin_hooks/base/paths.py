@@ -199,9 +199,25 @@ def try_daemon_lock(home: str) -> int | None:
     return fd
 
 
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _hashed_form(name: str) -> bool:
+    """``h`` + 40 hex digits, in any case (a case-insensitive file system folds them)."""
+    return len(name) == 41 and name[0] in "hH" and _HEX.issuperset(name[1:])
+
+
 def safe_name(raw: str) -> str:
-    """A file-name-safe, collision-free token for an id we did not choose."""
-    if 0 < len(raw) <= 96 and all(c.isascii() and (c.isalnum() or c in "-_") for c in raw):
+    """A file-name-safe token for an id we did not choose, one per id (injective).
+
+    A plain id (up to 96 ASCII letters, digits, ``-``, ``_``: every real harness's) is its own
+    name; any other becomes ``h`` + 40 hex digits of its SHA-256. A plain id that has exactly
+    that form is hashed too, so an id equal to another id's hashed name never shares its file:
+    kept names and hashed names cannot meet. No real id has that form (UUIDs have dashes, Claude
+    agent ids 17 characters, Hermes ids a date), so no existing file changes name.
+    """
+    if 0 < len(raw) <= 96 and all(c.isascii() and (c.isalnum() or c in "-_") for c in raw) \
+            and not _hashed_form(raw):
         return raw
     return "h" + sha256_hex(raw.encode("utf-8", "surrogatepass"))[:40]
 

@@ -25,6 +25,58 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = 1
 SUBDIRS = ("tmp", "new", "cur", "quarantine", "held")
 
+# One limit for both sides: a hook never queues a record over MAX_RECORD bytes and the daemon
+# reads up to MAX_RECORD, so a record a hook accepted is a record the daemon can read (a 12 MB
+# CJK prompt is 24 MiB as the escaped JSON queued). A string longer than TEXT_LIMIT characters is
+# cut to that when queued, with a mark saying how long it was: no sink gets more of a text than
+# that anyway (privacy/record.py cuts at the same limit before scrubbing).
+MAX_RECORD = 16 << 20
+TEXT_LIMIT = 64 * 1024
+# A record that still does not fit (hundreds of long strings: no hook record has them) has its
+# strings cut to this many characters and its lists to this many items, and says so (`truncated`).
+SHORT_TEXT, SHORT_LIST = 1024, 256
+# An id cut would be another id (and no longer the one `context` hashed): ids are never cut.
+_IDS = frozenset(("record_id", "session_id", "turn_id", "call_id", "parent_session_id", "parent_call_id",
+                  "parent_turn_id"))
+
+
+def cut_text(value: str, limit: int = TEXT_LIMIT) -> str:
+    """``value`` if it has at most ``limit`` characters, else its head with a mark at the end
+    (``[... cut: 12000000 characters in all]``), ``limit`` characters with the mark."""
+    if len(value) <= limit:
+        return value
+    mark = f" [... cut: {len(value)} characters in all]"
+    return value[: max(0, limit - len(mark))] + mark
+
+
+def _cut(obj: Any, text: int, items: int | None, key: str = "") -> Any:
+    if isinstance(obj, str):
+        return obj if key in _IDS else cut_text(obj, text)
+    if isinstance(obj, dict):
+        return {k: _cut(v, text, items, k if isinstance(k, str) else "") for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_cut(v, text, items) for v in (obj if items is None else obj[:items])]
+    return obj
+
+
+class TooLarge(ValueError):
+    """A record over MAX_RECORD even with every text and list cut short: its ids alone are."""
+
+
+def encode(rec: Mapping[str, Any]) -> bytes:
+    """The bytes a hook queues for ``rec``: ASCII JSON of at most MAX_RECORD bytes, every string
+    over TEXT_LIMIT characters cut and marked (see above). Raises TooLarge."""
+    data = fastjson.dumps(rec).encode("ascii")
+    if len(data) <= TEXT_LIMIT:  # fewer bytes than the limit has characters: nothing to cut
+        return data
+    data = fastjson.dumps(_cut(rec, TEXT_LIMIT, None)).encode("ascii")
+    if len(data) <= MAX_RECORD:
+        return data
+    data = fastjson.dumps({**_cut(rec, SHORT_TEXT, SHORT_LIST), "truncated": True}).encode("ascii")
+    if len(data) <= MAX_RECORD:
+        return data
+    raise TooLarge(f"over the {MAX_RECORD >> 20} MiB record limit even cut short")
+
 
 class NotQueued(OSError):
     """Records a hook could not queue (counted in ``state/dropped``, shown by ``status``)."""
@@ -38,24 +90,33 @@ DROPPED = "dropped"
 _WIDTH = 20  # the count is rewritten in place, fixed width: no new block needed on a full disk
 
 
+# Events a hook could not record (base/lost.py counts them: `count first last errno`); made
+# ahead here, with `dropped`, because a hook has this module loaded already.
+LOST = "lost"
+LOST_ZERO = b"0" * 20 + b" " + b"0" * 12 + b" " + b"0" * 12 + b" " + b"0" * 5 + b"\n"
+
+
 def prepare_counter(home: str) -> None:
-    """Create ``state/dropped`` while there is room, so counting later needs no new space."""
+    """Create ``state/dropped`` and ``state/lost`` while there is room, so counting later needs
+    no new space."""
     try:
         sfd = paths.open_dir(home, "state")
     except OSError:
         return
     try:
-        fd = os.open(DROPPED, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, paths.FILE_MODE, dir_fd=sfd)
-    except OSError:
-        return  # there already (or no room now: counting will try again)
+        for name, zero in ((DROPPED, b"0" * _WIDTH + b"\n"), (LOST, LOST_ZERO)):
+            try:
+                fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, paths.FILE_MODE, dir_fd=sfd)
+            except OSError:
+                continue  # there already (or no room now: counting will try again)
+            try:
+                os.write(fd, zero)
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
     finally:
         os.close(sfd)
-    try:
-        os.write(fd, b"0" * _WIDTH + b"\n")
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _count_dropped(home: str, n: int) -> None:
@@ -112,12 +173,18 @@ def enqueue(home: str, records: Sequence[Mapping[str, Any]]) -> list[str]:
     except OSError as exc:
         _count_dropped(home, len(records))
         raise NotQueued(exc.errno, f"{len(records)} record(s) not queued ({_why(exc)})") from None
+    too_large = 0
     try:
         for rec in records:
             if "v" not in rec or "record_id" not in rec:
                 rec = {"v": SCHEMA_VERSION, "record_id": new_record_id(), **rec}
+            try:
+                data = encode(rec)
+            except TooLarge:
+                too_large += 1
+                continue
             name = record_name()
-            paths.write_new(tfd, name, fastjson.dumps(rec).encode("ascii"), sync=True)
+            paths.write_new(tfd, name, data, sync=True)
             try:
                 os.rename(name, name, src_dir_fd=tfd, dst_dir_fd=nfd)
             except BaseException:
@@ -131,6 +198,9 @@ def enqueue(home: str, records: Sequence[Mapping[str, Any]]) -> list[str]:
     finally:
         os.close(tfd)
         os.close(nfd)
+    if too_large:
+        _count_dropped(home, too_large)
+        raise NotQueued(f"{too_large} record(s) not queued (ids over the {MAX_RECORD >> 20} MiB record limit)")
     return names
 
 
@@ -231,7 +301,7 @@ def _move(home: str, name: str, src: str, dst: str) -> bool:
 def read(home: str, sub: str, name: str) -> bytes:
     dfd, owned = _dir(home, sub, create=False)
     try:
-        return paths.read_bytes(dfd, name, limit=16 << 20)
+        return paths.read_bytes(dfd, name, limit=MAX_RECORD)
     finally:
         _release(dfd, owned)
 

@@ -29,6 +29,8 @@ import os
 import sys
 import time
 
+from jevlin_hooks.base import spool
+
 # typing (which imports re) costs more than a hook's whole start-up budget: types only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -515,7 +517,9 @@ def _open_turn(state: State, ev: Event, turn_id: str | None, prompt: str | None)
         "id": turn_id or _gen_id("turn"),
         "record_id": os.urandom(16).hex(),
         "started": ev["now"],
-        "prompt": prompt,
+        # cut as it would be queued (base/spool.py): a 12 MB prompt would otherwise be rewritten
+        # with the lineage at every event of its turn
+        "prompt": spool.cut_text(prompt) if prompt else prompt,
         "tools": [],
         "searches": 0,
         "window": state["window"],

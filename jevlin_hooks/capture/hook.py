@@ -305,8 +305,18 @@ def _log(home: str, harness: str, exc: BaseException) -> None:
         from jevlin_hooks.base import log
 
         log.write(home, "hook.log", f"{harness}: {log.describe(exc)}")
+        _count_lost(home, exc)
     except BaseException:  # noqa: BLE001
         pass
+
+
+def _count_lost(home: str, exc: BaseException) -> None:
+    """An event the home could not take (read-only, full, not writable) is counted where
+    `status` finds it even when the log cannot be written either (base/lost.py)."""
+    if isinstance(exc, OSError):
+        from jevlin_hooks.base import lost
+
+        lost.count(home, exc)
 
 
 def run(harness: str, argv: list[str], stdin: Callable[[], bytes] = _read_stdin) -> list[str]:
@@ -337,6 +347,7 @@ def run(harness: str, argv: list[str], stdin: Callable[[], bytes] = _read_stdin)
 
             if paths.untrusted(home) is None:  # never write into a home we refused
                 log.write(home, "hook.log", f"{harness}: {log.describe(exc)}")
+                _count_lost(home, exc)
         except BaseException:  # noqa: BLE001
             pass
     return out

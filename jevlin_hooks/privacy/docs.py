@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from jevlin_hooks.base import spool
 from jevlin_hooks.privacy import record, scrub
 from jevlin_hooks.privacy.rules import RULES
 
@@ -23,7 +24,8 @@ queued record and, before any sink sees it:
    HMAC-SHA256 and the 32-byte key in `$JEVLIN_HOME/state/key` (created once, 0600; refused if
    others can read it). The same key hashes the ids `jevlin-hooks context` prints, so a search's
    in-band call id matches the shipped one. `jevlin-hooks key rotate` makes a new key: threads
-   hashed before no longer join threads hashed after;
+   hashed before no longer join threads hashed after (quarantined records sealed under the old
+   key are resealed under the new one, and it says how many);
 3. **scrubs every free-text field** (`history`, `query`, `prompt`, `final_message`, tool and model
    names, string values in `host_meta`) with the rules below: each finding becomes
    `[REDACTED:<rule>]`; overlapping findings merge; nothing of a secret survives. Free text is cut
@@ -90,6 +92,12 @@ def markdown() -> str:
                "(how many findings were redacted in the record)\n")
     out.append(f"- `host_meta` ids, hashed like the id fields: {', '.join(f'`{k}`' for k in record.HOST_META_IDS)} "
                "(the thread a forked Pi session came from)\n")
+    out.append(f"- size: a queued record is at most {spool.MAX_RECORD >> 20} MiB, the limit hooks write and the daemon "
+               f"reads, so a record a hook accepted is always read (a 12 MB prompt in CJK is 24 MiB as queued JSON). "
+               f"A text longer than {spool.TEXT_LIMIT} characters is cut to that when queued and ends in "
+               "`[... cut: N characters in all]` (no sink gets more of a text); a record still over the limit has "
+               f"its texts cut to {spool.SHORT_TEXT} characters and its lists to {spool.SHORT_LIST} items, "
+               "marked `truncated` (no hook record comes near). Ids are never cut.\n")
     out.append(RULES_INTRO)
     for r in RULES:
         desc = r.description.replace("|", "\\|")

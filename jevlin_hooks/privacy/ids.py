@@ -22,14 +22,13 @@ class KeyError_(PermissionError):
     """The key file exists but cannot be trusted or read."""
 
 
-def _check(st: os.stat_result) -> None:
+def _check(st: os.stat_result, path: str) -> None:
     if not stat.S_ISREG(st.st_mode):
         raise KeyError_("state/key is not a regular file; remove it and run `jevlin-hooks key rotate`")
     if st.st_mode & 0o077:
-        raise KeyError_(
-            f"state/key is readable by others (mode {stat.S_IMODE(st.st_mode):o}); "
-            "run `chmod 600 ~/.jevlin/state/key` or `jevlin-hooks key rotate`"
-        )
+        # chmod, not rotate: the mode is all that is wrong, and a new key splits every thread in two
+        shown = path if all(c.isalnum() or c in "/._-+~@" for c in path) else "'" + path.replace("'", "'\\''") + "'"
+        raise KeyError_(f"state/key is readable by others (mode {stat.S_IMODE(st.st_mode):o}); run `chmod 600 {shown}`")
     if hasattr(os, "getuid") and st.st_uid != os.getuid():
         raise KeyError_("state/key belongs to another user; refusing to use it")
 
@@ -70,7 +69,7 @@ def load_key(home: str | None = None, create: bool = True) -> bytes | None:
                 raise KeyError_("state/key is a symlink; refusing to use it") from None
             raise
         try:
-            _check(os.fstat(fd))
+            _check(os.fstat(fd), os.path.join(home, "state", KEY_NAME))
             key = os.read(fd, 4096)
         finally:
             os.close(fd)

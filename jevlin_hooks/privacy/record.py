@@ -6,8 +6,10 @@ This is the one place a raw record becomes what leaves the machine; the daemon a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from jevlin_hooks.base import spool
 from jevlin_hooks.privacy import ids, scrub
 
 # What may leave, per kind (DESIGN.md "Records"), plus the schema version `v`.
@@ -29,8 +31,9 @@ HOST_META_KEYS = ("platform", "model", "agent_type", "history_source", "harness_
 HOST_META_IDS = ("forked_from",)  # thread ids inside host_meta: hashed like the id fields
 TOKEN_KEYS = ("input", "output", "cache_read", "cache_creation")
 # Free text is cut to this many characters before scrubbing (history is 32 KiB already), which
-# also bounds the scrubbing time of any one record.
-TEXT_LIMIT = 64 * 1024
+# also bounds the scrubbing time of any one record: the limit hooks cut at when queueing, with
+# its mark kept (base/spool.py).
+TEXT_LIMIT = spool.TEXT_LIMIT
 NAME_LIMIT = 200
 
 
@@ -163,14 +166,27 @@ def validate(rec: Any) -> None:
         _int(rec, "search_count")
 
 
-def released(safe: Any) -> dict[str, Any]:
-    """A record that was made safe before (quarantined, then released): cleaned and validated
-    again and cut to the allow-list, but not hashed or scrubbed twice (its ids are hashes)."""
+def is_hashed(value: Any) -> bool:
+    """What ``ids.hash_id`` makes: 64 lowercase hex digits."""
+    return isinstance(value, str) and len(value) == 64 and _HEX.issuperset(value)
+
+
+def released(safe: Any, disabled_rules: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A record that was made safe before (quarantined, then released), made safe again with
+    today's rules before it is sent: cleaned, validated, cut to the allow-list and every text
+    scrubbed again (an older version's rules may have missed a secret). Its ids are hashes
+    already and are not hashed twice; an id that is not a hash refuses the record (InvalidRecord),
+    so an entry copied in by hand never sends a raw id."""
     rec = clean(safe)
-    out = {f: rec[f] for f in ALLOWED[rec["kind"]] if f in rec}
-    if isinstance(out.get("host_meta"), dict):
-        keep = HOST_META_KEYS + HOST_META_IDS + ("redactions",)
-        out["host_meta"] = {k: v for k, v in out["host_meta"].items() if k in keep}
+    meta: dict[str, Any] = rec["host_meta"] if isinstance(rec.get("host_meta"), dict) else {}
+    for name, value in [*((f, rec.get(f)) for f in ID_FIELDS), *((f"host_meta.{k}", meta.get(k)) for k in HOST_META_IDS)]:
+        if value not in (None, "") and not is_hashed(value):
+            raise InvalidRecord(f"{name} is not a hashed id (an entry of an older version, or copied in by hand): "
+                                "never sent, it could be a raw id")
+    before = meta.get("redactions")
+    out = _safe(rec, disabled_rules, lambda value: value or None)
+    if rec["kind"] == "search" and isinstance(before, int) and not isinstance(before, bool) and before > 0:
+        out["host_meta"]["redactions"] += min(before, MAX_COUNT)
     return out
 
 
@@ -195,7 +211,11 @@ def make_safe(rec: Any, key: bytes, disabled_rules: tuple[str, ...] = ()) -> dic
     Every text of the record (prose, names, host_meta strings) is collected first and scrubbed
     in one pass (scrub.scrub_many): per field, the rule set's fixed cost was most of the daemon's
     per-record CPU."""
-    rec = clean(rec)
+    return _safe(clean(rec), disabled_rules, lambda value: ids.hash_id(value, key))
+
+
+def _safe(rec: dict[str, Any], disabled_rules: tuple[str, ...], hashed: Callable[[Any], str | None]) -> dict[str, Any]:
+    """``make_safe`` once the record is clean, each id made safe by ``hashed``."""
     out: dict[str, Any] = {}
     # (container, key, counts toward `redactions`) for each text, in the order of `texts`
     slots: list[tuple[Any, Any, bool]] = []
@@ -213,7 +233,7 @@ def make_safe(rec: Any, key: bytes, disabled_rules: tuple[str, ...] = ()) -> dic
             continue
         value = rec[field]
         if field in _ID_SET:
-            out[field] = ids.hash_id(value, key)
+            out[field] = hashed(value)
         elif field in _TEXT_SET:
             add_text(out, field, value, TEXT_LIMIT, True)
         elif field == "host_meta":
@@ -227,7 +247,7 @@ def make_safe(rec: Any, key: bytes, disabled_rules: tuple[str, ...] = ()) -> dic
                         meta[k] = v
                 for k in HOST_META_IDS:
                     if isinstance(value.get(k), str) and value[k]:
-                        meta[k] = ids.hash_id(value[k], key)
+                        meta[k] = hashed(value[k])
             out[field] = meta
         elif field == "tools":
             names: list[str] = []

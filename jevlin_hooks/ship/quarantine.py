@@ -37,10 +37,17 @@ class Entry:
 
 
 def entry_id(name: str) -> str:
-    """The short id `quarantine list` shows: the random part of the spool name."""
+    """The short id `quarantine list` shows: the random part of the spool name, or for a file
+    named otherwise (copied in by hand) its stem, made inert: a control character, an escape
+    sequence or a bidi override in a file name is shown escaped (``\\x1b``), never sent to the
+    terminal, and that shown form is what selects the entry."""
     stem = name[:-5] if name.endswith(".json") else name
     parts = stem.split(".")
-    return parts[-1] if len(parts) == 3 and parts[0].isdigit() else stem
+    short = parts[-1] if len(parts) == 3 and parts[0].isdigit() else stem
+    if short.isprintable():
+        return short
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}"
+                   for c in short)
 
 
 def _box_key(key: bytes) -> bytes:
@@ -54,23 +61,30 @@ def seal(raw: bytes, key: bytes) -> str:
     return base64.b64encode(nonce + AESGCM(_box_key(key)).encrypt(nonce, raw, _AAD)).decode("ascii")
 
 
-def unseal(sealed: str, key: bytes) -> bytes:
-    """Raises ValueError when the entry was sealed under another key (after `key rotate`)."""
+def unseal(sealed: str, key: bytes, *older: bytes) -> bytes:
+    """The sealed bytes, opened with ``key`` or else one of ``older``. Raises ValueError when
+    none opens it (sealed under a key that no longer exists)."""
     from cryptography.exceptions import InvalidTag
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-    blob = base64.b64decode(sealed)
     try:
-        return AESGCM(_box_key(key)).decrypt(blob[:12], blob[12:], _AAD)
-    except InvalidTag:
-        raise ValueError("sealed under another key (the key was rotated since)") from None
+        blob = base64.b64decode(sealed, validate=True)
+    except ValueError:
+        raise ValueError("the sealed record is damaged (not base64)") from None
+    for k in (key, *older):
+        try:
+            return AESGCM(_box_key(k)).decrypt(blob[:12], blob[12:], _AAD)
+        except (InvalidTag, ValueError):
+            continue
+    raise ValueError("sealed under a key that no longer exists (rotated before this version "
+                     "resealed entries); `jevlin-hooks quarantine purge ID --yes` removes it") from None
 
 
 def safe_form(rec: Any, key: bytes, disabled: tuple[str, ...] = ()) -> dict[str, Any]:
     """What a queued record looks like when sent: a released entry as it was made safe, any
     other record through ``make_safe``. Raises ``record.InvalidRecord``."""
     if isinstance(rec, dict) and rec.get("released") == 1 and isinstance(rec.get("safe"), dict):
-        return record.released(rec["safe"])
+        return record.released(rec["safe"], disabled)
     return record.make_safe(rec, key, disabled)
 
 
@@ -182,9 +196,15 @@ def select(home: str, wanted: list[str]) -> tuple[list[Entry], list[str]]:
     return chosen, bad
 
 
-def release(home: str, chosen: list[Entry], key: bytes | None) -> tuple[int, list[str]]:
-    """Queue the chosen entries again; returns (how many, problems one line each)."""
+def release(home: str, chosen: list[Entry], key: bytes | None, disabled: tuple[str, ...] = ()) -> tuple[int, list[str]]:
+    """Queue the chosen entries again; returns (how many, problems one line each).
+
+    A safe entry is made safe again with today's rules first (``record.released``: every text
+    scrubbed again, every id checked to be a hash): an entry an older version made, or one copied
+    in by hand, never sends a secret or a raw id; one that fails stays where it is, with the
+    reason. It is checked again when sent. A sealed one goes back raw, to be made safe when sent."""
     n, problems = 0, []
+    older = [k for k in (_previous_key(home),) if k is not None]
     tfd = paths.open_dir(home, "spool", "tmp")
     nfd = paths.open_dir(home, "spool", "new")
     try:
@@ -195,12 +215,17 @@ def release(home: str, chosen: list[Entry], key: bytes | None) -> tuple[int, lis
                     problems.append(f"{e.id}: raw entry of an older version; start the daemon once to convert it")
                     continue
                 if "safe" in body:
-                    data = json.dumps({"v": 1, "released": 1, "safe": body["safe"]}).encode()
+                    try:
+                        safe = record.released(body["safe"], disabled)
+                    except record.InvalidRecord as exc:
+                        problems.append(f"{e.id}: refused, left in quarantine: {exc}")
+                        continue
+                    data = json.dumps({"v": 1, "released": 1, "safe": safe}).encode()
                 else:
                     if key is None:
                         problems.append(f"{e.id}: no local key to open it")
                         continue
-                    data = unseal(str(body.get("sealed", "")), key)
+                    data = unseal(str(body.get("sealed", "")), key, *older)
                 tmp = f"{e.name}.{os.urandom(4).hex()}"
                 paths.write_new(tfd, tmp, data, sync=True)
                 os.rename(tmp, e.name, src_dir_fd=tfd, dst_dir_fd=nfd)
@@ -219,3 +244,96 @@ def purge(home: str, chosen: list[Entry]) -> int:
     for e in chosen:
         _unlink(home, e.name, e.name + ".reason")
     return len(chosen)
+
+
+# --- `key rotate`: sealed entries stay readable -------------------------------------------------
+
+PREVIOUS_KEY = "key.previous"  # the key being replaced, kept only while entries are resealed
+
+
+def _previous_key(home: str) -> bytes | None:
+    """The key a rotation was replacing when it stopped half-way (a crash): entries it had not
+    resealed yet still open with it."""
+    try:
+        sfd = paths.open_dir(home, "state", create=False)
+    except OSError:
+        return None
+    try:
+        fd = os.open(PREVIOUS_KEY, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=sfd)
+    except OSError:
+        return None
+    finally:
+        os.close(sfd)
+    try:
+        st = os.fstat(fd)
+        if not (st.st_mode & 0o170000) == 0o100000 or st.st_mode & 0o077 or st.st_uid != os.geteuid():
+            return None
+        data = os.read(fd, 64)
+    finally:
+        os.close(fd)
+    return data if len(data) == ids.KEY_BYTES else None
+
+
+@dataclass
+class Rotation:
+    resealed: int  # sealed entries now under the new key
+    unreadable: list[str]  # sealed under a key older than the one replaced: cannot be opened
+    safe: int  # safe entries: their ids stay hashed under the old key, as their threads were
+
+
+def _reseal(home: str, old: list[bytes], new: bytes) -> tuple[int, list[str]]:
+    n, unreadable = 0, []
+    for e in entries(home):
+        if e.form != "sealed":
+            continue
+        try:
+            body = _load(_read(home, e.name))
+        except OSError:
+            continue
+        if body is None or "sealed" not in body:
+            continue
+        sealed = str(body["sealed"])
+        try:
+            unseal(sealed, new)
+            continue  # under the new key already (resealed before a crash)
+        except ValueError:
+            pass
+        try:
+            if not old:
+                raise ValueError("no older key")
+            raw = unseal(sealed, *old)
+        except ValueError:
+            unreadable.append(e.id)
+            continue
+        body["sealed"] = seal(raw, new)
+        _write(home, e.name, body)
+        n += 1
+    return n, unreadable
+
+
+def rotate_key(home: str) -> Rotation:
+    """A new local key, with every sealed quarantine entry resealed under it (else `release`
+    could never open them again). Crash-safe: the old key is kept as ``state/key.previous``
+    until every entry is resealed, and both open an entry meanwhile; a rotation that stopped
+    half-way is finished first. Raises ids.KeyError_ when there are sealed entries and the
+    current key cannot be used (they could not be resealed: fix the key first), OSError."""
+    sealed = [e for e in entries(home) if e.form == "sealed"]
+    leftover = _previous_key(home)
+    old = ids.load_key(home, create=False) if sealed else None
+    sfd = paths.open_dir(home, "state")
+    try:
+        if sealed and old is not None:
+            if leftover is not None:  # a rotation stopped half-way: what it left goes under `old` first
+                _reseal(home, [leftover], old)
+            paths.write_atomic(sfd, PREVIOUS_KEY, old, sync=True)
+        ids.rotate_key(home)
+        new = ids.load_key(home, create=False)
+        assert new is not None
+        resealed, unreadable = _reseal(home, [k for k in (old, leftover) if k is not None], new) if sealed else (0, [])
+        try:
+            os.unlink(PREVIOUS_KEY, dir_fd=sfd)
+        except FileNotFoundError:
+            pass
+    finally:
+        os.close(sfd)
+    return Rotation(resealed, unreadable, sum(1 for e in entries(home) if e.form == "safe"))

@@ -6,7 +6,7 @@ import heapq
 import os
 import time
 
-from jevlin_hooks.base import config, log, paths
+from jevlin_hooks.base import config, log, lost, paths
 from jevlin_hooks.capture import lineage
 from jevlin_hooks.views import term
 
@@ -67,10 +67,14 @@ def lines(home: str) -> list[str]:
     from jevlin_hooks.ship import control
 
     out += control.status_lines(home)
+    recording = lost.problems(home)  # a home hooks cannot write: their log cannot be written either
+    out += [f"recording {line}" for _, line in recording]
     errors = log.tail(home, "hook.log", 5)
     if errors:
         out.append("hook errors (latest last):")
         out += [f"  {e}" for e in errors]
+    elif recording:
+        out.append("hook errors: none logged, and none could be: see the recording line")
     else:
         out.append("hook errors: none")
     return out
@@ -79,7 +83,9 @@ def lines(home: str) -> list[str]:
 def main() -> int:
     home = paths.home()
     if not os.path.isdir(home):
-        print(term.inert(f"home      {home} (not created yet: no hook has run)"))
+        recording = lost.problems(home)  # hooks ran, and could not create it
+        print(term.inert("\n".join([f"home      {home} (not created yet" + ("" if recording else ": no hook has run") + ")",
+                                    *(f"recording {line}" for _, line in recording)])))
         return 0
     print(term.inert("\n".join(lines(home))))  # log lines and records never drive the terminal
     return 0

@@ -12,11 +12,14 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import quote
 
+from jevlin_hooks.base import paths
 from jevlin_hooks.views.term import inert
 
 UNFINISHED = ("abandoned",)
@@ -124,11 +127,35 @@ def parse_ts(value: str) -> float:
         return 0.0
 
 
+STORE = "traces.db"
+
+
+def refusal(home: str) -> str | None:
+    """Why the views must not read this home (one line), or None: the same check the hooks, the
+    daemon and `status` make (another user's home, or one others may write), and the store
+    itself must be a regular file of the user's (not a symlink planted beside it)."""
+    why = paths.untrusted(home)
+    if why:
+        return why
+    path = os.path.join(home, STORE)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"{path} cannot be read ({exc.strerror})"
+    if not stat.S_ISREG(st.st_mode):
+        return f"the local store {path} is not a regular file (a symlink?): refused"
+    return paths.refusal(path, st, "the local store")
+
+
 def load_records(home: str) -> list[dict[str, Any]]:
-    path = os.path.join(home, "traces.db")
+    path = os.path.join(home, STORE)
     if not os.path.exists(path):
         return []
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    # A URI, so `mode=ro` holds: the path quoted, or a `?`, `#` or `%` in the home would end it
+    # early (and SQLite would create a stray database at the cut-off path).
+    db = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True)
     try:
         return [json.loads(body) for (body,) in db.execute("SELECT body FROM records ORDER BY ts, seq")]
     finally:

@@ -18,6 +18,12 @@ from jevlin_hooks.views.trajectory import (
     windows_said,
 )
 
+# The pages are self-contained: no script at all (nor an inline handler: script-src falls back
+# to default-src), nothing fetched from elsewhere, no <base>, forms only to the page's own origin.
+# In a file as a <meta> tag; the `ui` server also sends it as a header.
+CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'"
+CSP_META = f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+
 CSS = """
 :root { --fg:#1d232a; --muted:#5f6b7a; --line:#d8dee6; --bg:#f6f8fa; --ok:#1f7a3d; --bad:#b42318; --warn:#9a6700;
         --accent:#3451b2; }
@@ -137,7 +143,7 @@ def render(th: Thread, back: str | None = None) -> str:
     """The page; ``back`` is the href of a link to the list (the local ui), none on a file."""
     started = datetime.fromtimestamp(th.start, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     tok = th.tokens()
-    out = ["<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">",
+    out = ["<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">", CSP_META,
            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
            f"<title>Thread {escape(th.id[:12])} \u00b7 jevlin</title><style>{CSS}</style></head><body><main>",
            f'<nav class="back"><a href="{escape(back)}">\u2190 all threads</a></nav>' if back else "",

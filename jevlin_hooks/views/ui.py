@@ -39,7 +39,7 @@ SINCE_CHOICES = (("", "any time"), ("1h", "last hour"), ("1d", "last day"), ("7d
 
 
 def _page(title: str, body: str) -> bytes:
-    return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+    return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">" + trajectory_html.CSP_META +
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{escape(title)} \u00b7 jevlin</title><style>{LIST_CSS}</style></head><body><main>"
             f"{body}</main></body></html>\n").encode()
@@ -131,8 +131,8 @@ def make_handler(home: str) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
             self.send_header("Cache-Control", "no-store")
-            # The pages are self-contained: no script at all, nothing from elsewhere.
-            self.send_header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+            # The pages are self-contained: no script at all, nothing from elsewhere, never framed.
+            self.send_header("Content-Security-Policy", trajectory_html.CSP + "; frame-ancestors 'none'")
             self.send_header("X-Frame-Options", "DENY")
             self.end_headers()
             if self.command != "HEAD":

@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from jevlin_hooks import __version__
+from jevlin_hooks.base import redact
 from jevlin_hooks.ship import codec
 from jevlin_hooks.ship.sinks import RETRYABLE, Result, parse_retry_after
 
@@ -80,12 +81,8 @@ def _decode(raw: bytes, encoding: str) -> bytes | None:
 
 
 def where(url: str) -> str:
-    """The endpoint as it may be shown: no user, password or query string."""
-    try:
-        u = urlsplit(url)
-        return inert(f"{u.scheme}://{u.hostname or ''}{f':{u.port}' if u.port else ''}{u.path}", 200)
-    except ValueError:
-        return "[ship] endpoint"
+    """The endpoint as it may be shown: no password, no query value (base/redact.py)."""
+    return inert(redact.endpoint(url), 200)
 
 
 def _loopback(host: str) -> bool:
@@ -152,7 +149,7 @@ def post(http: httpx.Client, url: str, data: bytes, headers: dict[str, str], con
                                                 f"{MAX_RESPONSE_BYTES >> 20} MiB once decompressed, not read")
             return Reply(resp.status_code, resp.headers, decoded)
     except httpx.HTTPError as exc:  # connect errors, resets, timeouts: all retried later
-        return Result(retry=True, error=f"{type(exc).__name__}: {inert(str(exc), 200)}")
+        return Result(retry=True, error=f"{type(exc).__name__}: {inert(redact.urls_in(str(exc)), 200)}")
     except (httpx.InvalidURL, UnicodeError):
         return _bad_chars()
 
@@ -195,11 +192,11 @@ def classify(reply: Reply, url: str, auth: str = "[ship] api_key", fmt: str = "[
     code = reply.status
     if 200 <= code < 300:
         return None
-    detail = inert(reply.body.decode("utf-8", "replace").replace("\n", " ")) if reply.body else ""
+    detail = inert(redact.urls_in(reply.body.decode("utf-8", "replace").replace("\n", " "))) if reply.body else ""
     error = f"HTTP {code}" + (f": {detail}" if detail else "")
     if 300 <= code < 400:
         loc = reply.headers.get("Location")
-        to = f" to {inert(loc, 200)}" if loc else ""
+        to = f" to {inert(redact.endpoint(loc), 200)}" if loc else ""
         return Result(retry=True, error=error, hold=f"{where(url)} answers HTTP {code}, a redirect{to}: set [ship] "
                                                      "endpoint to the final URL (redirects are not followed, so a key "
                                                      "never goes anywhere else)")

@@ -33,6 +33,7 @@ from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span, Status
 
 from jevlin_hooks import __version__
+from jevlin_hooks.base import redact
 from jevlin_hooks.ship.sinks import Result
 from jevlin_hooks.ship.sinks.http import Reply, classify, client, endpoint_problem, inert, post
 from jevlin_hooks.ship.sinks.otlp_spans import SpanData, build
@@ -98,7 +99,7 @@ def resolve(ship: dict[str, Any], env: Mapping[str, str] | None = None) -> Targe
     if not url:
         target.error = "no OTLP endpoint: set [ship] endpoint (or OTEL_EXPORTER_OTLP_ENDPOINT)"
     elif not url.startswith(("http://", "https://")):
-        target.error = f"[ship] endpoint must be an http:// or https:// URL, not {url[:80]!r}"
+        target.error = f"[ship] endpoint must be an http:// or https:// URL, not {redact.endpoint(url)[:80]!r}"
     elif protocol not in (PROTOBUF, JSON):
         target.error = (f"{source} is {protocol!r}: only OTLP/HTTP is supported; "
                         f'set [ship] otlp_protocol = "{PROTOBUF}" or "{JSON}"')
