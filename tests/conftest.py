@@ -21,6 +21,12 @@ from jevlin_hooks.capture import lineage
 # No test process may leave a daemon behind: hooks do not autostart one unless a test asks.
 os.environ["JEVLIN_DAEMON_AUTOSTART"] = "0"
 
+# A hook that cannot write its home counts the lost event in a file outside it, under
+# $XDG_RUNTIME_DIR first (base/lost.py): keep the tests' counts out of the user's own directories.
+_RUNTIME = __import__("tempfile").mkdtemp(prefix="jevlin-test-runtime-")
+os.environ["XDG_RUNTIME_DIR"] = _RUNTIME
+atexit.register(shutil.rmtree, _RUNTIME, True)
+
 # Hooks started by pytest would name pytest (their parent) as the agent process, and every
 # context lookup from a pytest child would then match by ancestry. They name this stand-in.
 FAKE_AGENT = subprocess.Popen(["sleep", "86400"])
