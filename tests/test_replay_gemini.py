@@ -17,8 +17,6 @@ from jevlin_hooks.harnesses.gemini_cli import capture
 from jevlin_hooks.privacy import ids
 
 ASKED = "Let me look up how our services configure httpx retries before changing the client."
-S_BASIC = "916ef624-9c57-4a38-8b8b-99378ae01e00"
-S_NEW = "5a05e36f-7b33-4b1e-9e36-0c1bfb0ed8c0"
 
 
 def session_of(scenario: str) -> str:
@@ -273,9 +271,15 @@ def test_status_of_a_tool_response(resp, status):
     assert capture._status(resp) == status
 
 
-def test_garbage_never_fails(home):
-    for payload in (b"{not json", b"[]", b'{"hook_event_name": "BeforeTool"}',
-                    json.dumps({"session_id": "s", "hook_event_name": "BeforeTool", "tool_name": "run_shell_command",
-                                "tool_input": {"command": "jevlin search x"}, "transcript_path": "/dev/zero"}).encode()):
+def test_garbage_never_fails_and_a_device_is_never_read(home, tmp_path):
+    for payload in (b"{not json", b"[]", b'{"hook_event_name": "BeforeTool"}', b'{"session_id": 7}'):
         run(home, payload, HARNESS)
-    assert S_BASIC not in hook_errors(home)
+    fifo = str(tmp_path / "chat.jsonl")
+    os.mkfifo(fifo)  # opening it to read would wait for a writer forever
+    for path in ("/dev/zero", fifo):
+        run(home, {"session_id": "s", "hook_event_name": "BeforeTool", "tool_name": "run_shell_command",
+                   "tool_input": {"command": f"jevlin search {path}"}, "transcript_path": path,
+                   "timestamp": "2026-12-03T14:00:00.000Z"}, HARNESS)
+    st = state_of(home, "s", HARNESS)
+    assert len(st["pending"]) == 2 and all(p["history"] is None for p in st["pending"].values())
+    assert "JSONError" in hook_errors(home) and hook_errors(home).count("\n") == 1, "only the unparsable one"

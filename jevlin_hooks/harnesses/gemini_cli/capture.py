@@ -24,7 +24,10 @@ Facts this relies on (Gemini CLI 0.61.0, shared/reference/gemini-cli/FACTS.md an
   ``<chats>/<session_id>/<agent id>.jsonl``. The main file gets nothing while a subagent runs
   (all the BeforeTools of one model answer fire before any of its calls starts, and the next
   answer waits for all of them), so a tool event whose subagent file was written after the main
-  file belongs to that subagent: the newest such file names the child thread.
+  file belongs to that subagent: the newest such file names the child thread. (Two subagents at
+  once: a BeforeTool goes to the one that wrote last, which is its own unless the other wrote
+  within this hook's start-up; its AfterTool pairs by key in whichever thread it started. A
+  subagent's own compactions are not counted: its window stays 0.)
 """
 
 from __future__ import annotations
@@ -290,7 +293,7 @@ def _scan(path: str, texts: bool, summary: bool) -> dict[str, Any]:
         if text:
             out["texts"].append(text)
             size += len(text)
-        if texts and size > HISTORY_LIMIT and not summary:
+        if texts and size > HISTORY_LIMIT:
             break
     out["texts"].reverse()
     return out
