@@ -220,6 +220,118 @@ def removal(path: str, before: bytes | None, remove: bool, lock: str | None = No
     return Change(path, before, restored if restored != b"\0absent" else None, lock)
 
 
+# --- JSON with comments (Gemini CLI's settings.json) --------------------------------------------
+
+
+def strip_json_comments(text: str) -> str:
+    """``text`` with its ``//`` and ``/* */`` comments blanked (line ends kept), as Gemini CLI reads
+    its settings (strip-json-comments): every other character stays where it was, so an offset
+    in the result is the same offset in ``text``."""
+    out = list(text)
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif text.startswith("//", i):
+            while i < n and text[i] != "\n":
+                out[i] = " "
+                i += 1
+            continue
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            for k in range(i, end):
+                if text[k] not in "\r\n":
+                    out[k] = " "
+            i = end
+            continue
+        i += 1
+    return "".join(out)
+
+
+def read_jsonc(path: str) -> tuple[bytes | None, dict[str, Any], str]:
+    """A JSON file that may hold comments: its bytes (None: absent), its object ({} when absent
+    or blank), and its text."""
+    raw = read_bytes(path)
+    if raw is None:
+        return None, {}, ""
+    try:
+        text = raw.decode("utf-8")
+        bare = strip_json_comments(text)
+        data = json.loads(bare) if bare.strip() else {}
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InstallError(f"{path} is not valid JSON ({exc}); left untouched") from None
+    if not isinstance(data, dict):
+        raise InstallError(f"{path} does not hold a JSON object; left untouched")
+    return raw, data, text
+
+
+def _members(bare: str) -> tuple[int, int, list[tuple[str, int, int, int]]]:
+    """The top-level object of a valid JSON text (comments blanked): where it opens and closes,
+    and each member's key, key start, value start and value end."""
+    dec = json.JSONDecoder()
+    ws = " \t\r\n"
+    i = len(bare) - len(bare.lstrip(ws))
+    start = i
+    members: list[tuple[str, int, int, int]] = []
+    i += 1
+    while True:
+        while bare[i] in ws or bare[i] == ",":
+            i += 1
+        if bare[i] == "}":
+            return start, i, members
+        key, at = dec.raw_decode(bare, i)
+        colon = bare.index(":", at)
+        vstart = colon + 1
+        while bare[vstart] in ws:
+            vstart += 1
+        _, vend = dec.raw_decode(bare, vstart)
+        members.append((key, i, vstart, vend))
+        i = vend
+
+
+def set_member(text: str, key: str, value: Any) -> str:
+    """``text`` (a JSON object, comments allowed) with its top-level member ``key`` set to
+    ``value`` (None: removed) and nothing else changed, comments included. InstallError (the file
+    is left as it is) when a comment sits where the member would be rewritten or removed."""
+    bare = strip_json_comments(text)
+    if not bare.strip():
+        return "" if value is None else dump_json({key: value}).decode("utf-8")
+    start, close, members = _members(bare)
+    found = [m for m in members if m[0] == key]
+    if len(found) > 1:
+        raise InstallError(f"\"{key}\" appears {len(found)} times; left untouched")
+    line_start = text.rfind("\n", 0, members[-1][1]) + 1 if members else start
+    indent = text[line_start:members[-1][1]] if members and not text[line_start:members[-1][1]].strip() else "  "
+    rendered = None if value is None else json.dumps(value, indent=len(indent) or 2, ensure_ascii=False).replace(
+        "\n", "\n" + indent)
+    if found:
+        _, kstart, vstart, vend = found[0]
+        if rendered is not None:
+            span = (vstart, vend)
+            new = rendered
+        else:
+            idx = members.index(found[0])
+            # the member and the comma that joins it: the one before it, or (first) the one after
+            span = (members[idx - 1][3], vend) if idx else (kstart, members[1][1] if len(members) > 1 else vend)
+            new = ""
+        if text[span[0]:span[1]] != bare[span[0]:span[1]]:
+            raise InstallError(f"a comment inside \"{key}\"; left untouched")
+        return text[:span[0]] + new + text[span[1]:]
+    if rendered is None:
+        return text
+    member = f'{indent}{json.dumps(key)}: {rendered}'
+    if members:
+        last = members[-1][3]
+        head = (text[:last] + "," + text[last:close]).rstrip(" \t\r\n")
+    else:
+        head = text[:start + 1].rstrip(" \t\r\n")
+    return head + "\n" + member + "\n" + text[close:]
+
+
 # --- backups, restore, the write ---------------------------------------------------------------
 
 BACKUP_SUFFIX = ".jevlin-backup"

@@ -105,7 +105,7 @@ def _events(harness: str, tmp: str) -> list[dict]:
         if names <= seen:
             continue  # every event of this session already occurs in one replayed
         seen |= names
-        if harness in ("claude-code", "codex"):  # the harnesses whose history is in their files
+        if harness in ("claude-code", "codex", "gemini-cli"):  # the harnesses whose history is in their files
             mapping = replay.lay_transcripts(s, os.path.join(tmp, "t"), harness)
             events = [replay.rewrite(p, mapping) for p in events]
         out += events

@@ -65,7 +65,7 @@ def test_round_trip_keeps_the_users_hooks_comments_and_approvals(tmp_path):
     cmds = {h["command"] for hs in found.values() for h in hs}
     assert cmds == {install_hermes.command()} and all(len(hs) == 1 for hs in found.values())
     for event in install_hermes.TOOL_EVENTS:
-        assert found[event][0]["matcher"] == "terminal|delegate_task|WebSearch|web_search|mcp__jevlin__.*|mcp_jevlin_.*"
+        assert found[event][0]["matcher"] == "terminal|delegate_task|WebSearch|web_search|google_web_search|mcp__jevlin__.*|mcp_jevlin_.*"
     assert "matcher" not in found["pre_llm_call"][0]
     allow = json.loads((hh / "shell-hooks-allowlist.json").read_text())["approvals"]
     assert allow[0]["command"] == "/usr/local/bin/my-guard.sh"

@@ -27,7 +27,7 @@ def defaults() -> dict[str, Any]:
         "ship": {"sink": "local", "endpoint": "", "api_key": "", "headers": {}, "otlp_protocol": ""},
         "search": {
             "shell_commands": ["jevlin search"],
-            "tools": ["WebSearch", "web_search", "mcp__jevlin__*", "mcp_jevlin_*"],
+            "tools": ["WebSearch", "web_search", "google_web_search", "mcp__jevlin__*", "mcp_jevlin_*"],
         },
         "daemon": {"autostart": True, "batch_size": 500, "batch_bytes": 1048576, "backoff_max_s": 300.0,
                    "rescan_s": 5.0, "abandon_after_s": 3600.0},

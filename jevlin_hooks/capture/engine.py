@@ -20,7 +20,10 @@ seq} (what the harness's own session file says); compacted carries compaction_id
 per id); session_end may carry outcome (default interrupted).
 What a harness shows only by its effects (Hermes, see _note_effects): window_id,
 context_size / context_grow_to, usage, resumed, parent_session_id / parent_call_id /
-parent_turn_id, in_parent_process.
+parent_turn_id, in_parent_process; and compaction_ids (compactions a harness's own file shows,
+on whatever event read it: Gemini CLI), each counted once like ``compacted``.
+A tool event without a call id may carry pair_key (what its pre and post events share: Gemini
+CLI's tool name and input); a post event then closes the oldest pending call with that key.
 """
 
 from __future__ import annotations
@@ -150,6 +153,8 @@ def _note_effects(state: State, ev: Event) -> None:
         state["cwd"] = state["agent_pid"] = None
     if ev.get("window_id") or "context_size" in ev:
         _window_signals(state, ev)
+    for cid in ev.get("compaction_ids") or ():
+        _count_compaction(state, cid)
     usage = ev.get("usage")
     turn = state["turn"]
     if usage and turn is not None and ev.get("turn_id") in (None, turn["id"]):
@@ -266,8 +271,11 @@ def _note_origin(state: State, ev: Event) -> None:
 def _on_compacted(state: State, ev: Event, cfg: Config, history_for: History, records: list[Record]) -> None:
     """A compaction the harness names by id (Pi's session_compact): +1 window once per id,
     whether it arrives as an event, late, or read back from the harness's file at a start."""
+    _count_compaction(state, ev.get("compaction_id"))
+
+
+def _count_compaction(state: State, cid: str | None) -> None:
     seen = state.setdefault("compactions_seen", [])
-    cid = ev.get("compaction_id")
     if cid is not None and cid in seen:
         return
     state["window"] += 1
@@ -342,6 +350,10 @@ def _closing_call(state: State, ev: Event, agent: Agent | None, turn: Turn | Non
     seen (installed mid-call, a lost event). None: the call was already closed."""
     tid = _call_turn(ev, agent, turn)
     call = ev.get("tool_use_id")
+    if not call and ev.get("pair_key"):
+        paired = _paired_call(state, ev)
+        if paired is not None:
+            return paired
     same = _same_call(state, ev, tid)  # another event of the same call (Cursor)
     if same is not None and not (call and f"{tid}/{call}" in state["pending"]):
         return same
@@ -355,6 +367,24 @@ def _closing_call(state: State, ev: Event, agent: Agent | None, turn: Turn | Non
     if key not in state["pending"]:
         _register_search(state, ev, agent, turn, tid, call)
     return key
+
+
+def _paired_call(state: State, ev: Event) -> str | None:
+    """The pending call a post-tool event without a call id closes, by its pair key (Gemini CLI:
+    the tool and its input, which its pre and post events both carry): the oldest with that key,
+    in whichever thread it was started (parallel calls finish in any order; identical ones are
+    the same search, so which of them closes first changes nothing but their durations); else
+    the oldest search of the same tool in the event's own thread (another hook rewrote the
+    input between the two events). None: no start was seen."""
+    key = ev.get("pair_key")
+    keyed = [(k, p) for k, p in state["pending"].items() if p.get("pair_key")]
+    for k, p in keyed:  # insertion order: the oldest first
+        if p["pair_key"] == key:
+            return k
+    for k, p in keyed:
+        if p.get("tool") == (ev.get("tool_name") or "") and p.get("agent_id") == ev.get("agent_id"):
+            return k
+    return None
 
 
 def _call_key_closed(state: State, ev: Event) -> bool:
@@ -563,7 +593,9 @@ def _call_turn(ev: Event, agent: Agent | None, turn: Turn | None) -> str | None:
         tid: str | None = ev["turn_id"]
         return tid
     if agent is not None:
-        return agent.get("turn_id")
+        # a subagent without turns of its own (Gemini CLI) runs in the root turn that started it
+        tid = agent.get("turn_id") or agent.get("parent_turn")
+        return tid
     return turn["id"] if turn else None
 
 
@@ -619,6 +651,9 @@ def _register_search(
         "history": ev.get("history_snapshot"),
         "call_keys": [ck] if ck else [],
     }
+    pk = ev.get("pair_key")
+    if pk:
+        state["pending"][f"{tid}/{call}"]["pair_key"] = pk
 
 
 def _pending_of(state: State, agent_id: str | None) -> list[str]:

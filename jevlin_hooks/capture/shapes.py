@@ -38,6 +38,7 @@ class Event(TypedDict, total=False):
     search: str | None  # the query, or None when the call is not a search
     command: str
     call_key: str | None  # what several events describing one call share (Cursor)
+    pair_key: str | None  # what a call's pre and post events share when neither names it (Gemini CLI)
     duration_ms: int | None
     status: str
     last_message: str | None
@@ -54,6 +55,7 @@ class Event(TypedDict, total=False):
     forked_from: str | None
     resume: dict[str, Any] | None  # {compactions: [ids], seq}
     compaction_id: str | None  # compacted: counted once per id
+    compaction_ids: list[str]  # compactions a harness's own file shows (Gemini CLI), each counted once
     outcome: str  # session_end: interrupted (default) | abandoned
     pi_session_file: str | None  # Pi's own session file, read back at a start (harnesses/pi/capture.py)
     pi_parent_file: str | None
@@ -99,6 +101,7 @@ class Pending(TypedDict, total=False):
     transcript_path: str | None
     history: str | None
     call_keys: list[str]
+    pair_key: str  # Gemini CLI: its post event finds it by this (engine._paired_call)
     result: dict[str, Any]
 
 

@@ -50,6 +50,7 @@ REGISTRY = (
     Spec("cursor", "cursor"),
     Spec("hermes", "hermes", env_session="HERMES_SESSION_ID"),
     Spec("pi", "pi", env_session="JEVLIN_PI_SESSION_ID"),
+    Spec("gemini-cli", "gemini_cli"),  # its shell tool names no session: the pending call does
 )
 
 HARNESSES = tuple(s.name for s in REGISTRY)

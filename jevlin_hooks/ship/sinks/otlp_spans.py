@@ -32,14 +32,15 @@ SEMCONV_VERSION = "1.40.0"
 KIND_INTERNAL = 1
 STATUS_UNSET, STATUS_OK, STATUS_ERROR = 0, 1, 2
 
-AGENT_NAMES = {"claude-code": "Claude Code", "codex": "Codex", "cursor": "Cursor", "pi": "Pi", "hermes": "Hermes"}
+AGENT_NAMES = {"claude-code": "Claude Code", "codex": "Codex", "cursor": "Cursor", "pi": "Pi", "hermes": "Hermes",
+               "gemini-cli": "Gemini CLI"}
 # The tool each harness starts a subagent with: the name of the synthesized spawning-call span.
-SPAWN_TOOLS = {"claude-code": "Agent", "codex": "spawn_agent", "cursor": "Task"}
+SPAWN_TOOLS = {"claude-code": "Agent", "codex": "spawn_agent", "cursor": "Task", "gemini-cli": "invoke_agent"}
 # Harnesses whose recorded input token count already includes cached tokens (OpenAI's usage
 # shape); the others report disjoint buckets (Anthropic's), which GenAI's input_tokens sums.
-INPUT_INCLUDES_CACHED = {"codex"}
+INPUT_INCLUDES_CACHED = {"codex", "gemini-cli"}
 # Tools that run at the model provider rather than on the user's machine.
-PROVIDER_SIDE_TOOLS = {"WebSearch", "web_search"}
+PROVIDER_SIDE_TOOLS = {"WebSearch", "web_search", "google_web_search"}
 OK_SEARCH = ("ok", "empty")
 
 
