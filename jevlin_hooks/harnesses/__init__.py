@@ -50,6 +50,8 @@ REGISTRY = (
     Spec("cursor", "cursor"),
     Spec("hermes", "hermes", env_session="HERMES_SESSION_ID"),
     Spec("pi", "pi", env_session="JEVLIN_PI_SESSION_ID"),
+    # in a subagent's shell this names an id no hook sees: context falls back to ancestry (capture.from_env)
+    Spec("copilot-cli", "copilot_cli", env_session="COPILOT_AGENT_SESSION_ID"),
 )
 
 HARNESSES = tuple(s.name for s in REGISTRY)
