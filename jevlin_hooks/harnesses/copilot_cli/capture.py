@@ -275,7 +275,9 @@ def enrich(ev: Event, cfg: Config) -> None:
         info: dict[str, Any] = {}
         holds = _matcher(ev.get("tool_name") or "", ev.get("command") or "", ev.get("search") or "")
         anchor = _anchor(ev, hook)
-        ev["history"] = _poll(lambda: _history(path, anchor, ev.get("agent_id"), holds, info), HISTORY_WAIT)
+        found = _poll(lambda: _history(path, anchor, ev.get("agent_id"), holds, info), HISTORY_WAIT)
+        # "": looked, none (the engine would otherwise look again without the anchor)
+        ev["history"] = found if found is not None else ""
         if info.get("model"):
             ev["model"] = info["model"]
     elif kind == "stop":
@@ -285,14 +287,16 @@ def enrich(ev: Event, cfg: Config) -> None:
 
 
 def history_for(p: Pending) -> str | None:
-    """A call closed without its end (a turn that stopped, a session that ended): the newest
-    request of it in the session file, no anchor (nothing newer is coming)."""
+    """A call closed without its end (a call Copilot refused or timed out sends none; a turn that
+    stopped, a session that ended): the newest request of it in the session file, once the file
+    holds a line written after the call started (so that request is this call's, not an older
+    one's with the same input)."""
     path = p.get("transcript_path")
     if not path:
         return None
     holds = _matcher(p.get("tool") or "", p.get("command") or "", p.get("query") or "")
     try:
-        return _history(path, None, p.get("agent_id"), holds, {})
+        return _history(path, None, p.get("agent_id"), holds, {}, since=p["started"])
     except OSError:
         return None
 
@@ -345,12 +349,21 @@ def _matcher(tool: str, command: str, query: str) -> Callable[[Any], bool]:
     return holds
 
 
-def _entries(path: str, anchor: Anchor | None, wanted: tuple[bytes, ...]) -> Iterator[dict[str, Any]] | None:
+def _entries(path: str, anchor: Anchor | None, wanted: tuple[bytes, ...],
+             since: float | None = None) -> Iterator[dict[str, Any]] | None:
     """The session file's entries of the ``wanted`` types, newest first, from the anchor line on
-    (None: the anchor is not in the file yet)."""
+    (None: the anchor is not in the file yet); without an anchor, from the end, provided the
+    newest line was written after ``since`` (epoch seconds; None: it was not)."""
     from jevlin_hooks.capture import transcript
 
     lines = transcript.lines_backwards(path)
+    if anchor is None and since is not None:
+        newest = next(lines, None)
+        stamp = (_parse(newest) or {}).get("timestamp") if newest is not None else None
+        written = _epoch(stamp) if isinstance(stamp, str) else None
+        if newest is None or written is None or written <= since:
+            return None
+        lines = _chain(newest, lines)
     if anchor is not None:
         hook, ts, sid = anchor
         stamp = str(ts).encode()
@@ -365,6 +378,27 @@ def _entries(path: str, anchor: Anchor | None, wanted: tuple[bytes, ...]) -> Ite
         else:
             return None
     return _typed(lines, wanted)
+
+
+def _chain(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
+    yield first
+    yield from rest
+
+
+def _epoch(iso: str) -> float | None:
+    """``2026-11-30T16:08:44.299Z`` (Copilot's timestamps, UTC) in epoch seconds; by hand, as
+    time.strptime and datetime cost a hook more than its budget."""
+    try:
+        y, mo, d = int(iso[0:4]), int(iso[5:7]), int(iso[8:10])
+        h, mi, sec = int(iso[11:13]), int(iso[14:16]), float(iso[17:].rstrip("Z"))
+    except ValueError:
+        return None
+    y -= mo <= 2  # days from the civil date (H. Hinnant's algorithm): March-based years
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (mo + (-3 if mo > 2 else 9)) + 2) // 5 + d - 1
+    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    return days * 86400 + h * 3600 + mi * 60 + sec
 
 
 def _typed(lines: Iterator[bytes], wanted: tuple[bytes, ...]) -> Iterator[dict[str, Any]]:
@@ -386,11 +420,12 @@ def _parse(line: bytes) -> dict[str, Any] | None:
 
 
 def _history(path: str, anchor: Anchor | None, agent: str | None, holds: Callable[[Any], bool],
-             info: dict[str, Any]) -> str | None:
+             info: dict[str, Any], since: float | None = None) -> str | None:
     """The thread's assistant text in its turn up to the message that made this call, the
     newest such message before the anchor. None: the anchor is not written yet; "" when it is
     but the call's message is not there (nothing to wait for)."""
-    entries = _entries(path, anchor, (b'"assistant.message"', b'"user.message"', b'"session.compaction_complete"'))
+    entries = _entries(path, anchor, (b'"assistant.message"', b'"user.message"', b'"session.compaction_complete"'),
+                       since)
     if entries is None:
         return None
     texts: list[str] = []

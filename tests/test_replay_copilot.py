@@ -1,0 +1,295 @@
+"""Each captured GitHub Copilot CLI 1.0.102 scenario through the real hook entry point, with
+Copilot's own session files where it wrote them (under a COPILOT_HOME); and the pieces no real
+run shows on demand: the event name from the command line, a call whose start was lost, calls
+that look alike, a session file not written yet."""
+
+from __future__ import annotations
+
+import calendar
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from typing import Any
+
+import pytest
+from conftest import hook_errors, queued, run, state_of
+
+from jevlin_hooks import replay
+from jevlin_hooks.capture import lineage
+from jevlin_hooks.harnesses.copilot_cli import capture
+
+H = "copilot-cli"
+S_BASIC = "e1a15705-2231-4894-931a-310cc0993bcd"
+S_FAIL = "61005887-04fc-41bb-b771-2ffe0bf00f68"
+S_SUB = "b9311889-f333-4e5a-b65c-a749b594694c"
+CHILD = "f6fcac56-f334-4e81-bc6c-a7df1e2e1dc6"
+S_COMPACT = "5dcc62a9-c88b-42f1-9b99-8c774abc8a0a"
+
+
+def lay_sessions(root: str, upto: dict[str, int] | None = None) -> str:
+    """A COPILOT_HOME holding the captured session files where Copilot wrote them
+    (``session-state/<id>/events.jsonl``); ``upto`` keeps only a file's first lines."""
+    home = os.path.join(root, "copilot-home")
+    base = os.path.join(replay.data_dir(H), "sessions")
+    for name in os.listdir(base):
+        sid = name.split(".")[0]
+        os.makedirs(os.path.join(home, "session-state", sid), exist_ok=True)
+        with open(os.path.join(base, name), "rb") as f:
+            lines = f.read().splitlines(keepends=True)
+        with open(os.path.join(home, "session-state", sid, "events.jsonl"), "wb") as f:
+            f.writelines(lines[: (upto or {}).get(sid, len(lines))])
+    return home
+
+
+def events(scenario: str, copilot_home: str) -> list[dict[str, Any]]:
+    out = []
+    for _, p in replay.scenario_events(scenario, H):
+        if p.get("transcriptPath"):  # the payload names the file where Copilot wrote it
+            p = dict(p, transcriptPath=capture.events_path(p["transcriptPath"].split("/")[-2],
+                                                           {"COPILOT_HOME": copilot_home}))
+        out.append(p)
+    return out
+
+
+def play(home: str, payloads: list[dict[str, Any]], copilot_home: str) -> None:
+    for p in payloads:
+        run(home, p, H, env={"COPILOT_HOME": copilot_home})
+
+
+def replay_ok(home: str, tmp_path: Any, *scenarios: str) -> str:
+    ch = lay_sessions(str(tmp_path))
+    for s in scenarios:
+        play(home, events(s, ch), ch)
+    assert hook_errors(home) == ""
+    return ch
+
+
+def test_basic_search_with_history_and_turn_end(probe_home, tmp_path):
+    replay_ok(probe_home, tmp_path, "basic")
+    st = state_of(probe_home, S_BASIC, H)
+    assert st["seq"] == 1 and st["pending"] == {} and st["status"] == "ended"
+    assert [t["outcome"] for t in st["turns"]] == ["completed"]
+    (rec,) = queued(probe_home, "search")
+    assert rec["harness"] == H and rec["session_id"] == S_BASIC and rec["parent_session_id"] is None
+    assert rec["call_id"].startswith("copilot-") and rec["turn_id"] == st["turns"][0]["id"]
+    assert (rec["seq"], rec["window"], rec["query"], rec["tool"], rec["status"]) == (1, 0, "x", "bash", "ok")
+    assert rec["history"] == "Searching." and rec["host_meta"]["history_source"] == "transcript"
+    assert rec["host_meta"]["model"] == "claude-sonnet-4.6"
+    assert rec["result"]["lines"] == 2, "the shell's closing line is not a result"
+    (end,) = queued(probe_home, "turn_end")
+    assert (end["prompt"], end["final_message"], end["outcome"], end["search_count"]) == \
+        ("please search for x", "Done.", "completed", 1)
+    assert end["tokens"] == {"input": 200, "output": 40, "cache_read": 0, "cache_creation": 0}
+
+
+def test_continue_and_resume_keep_the_thread(probe_home, tmp_path):
+    replay_ok(probe_home, tmp_path, "basic", "continue", "resume")
+    st = state_of(probe_home, S_BASIC, H)
+    assert st["sources"] == ["startup", "resume", "resume"] and len(st["turns"]) == 3
+    recs = queued(probe_home, "search")
+    assert [(r["session_id"], r["seq"], r["query"]) for r in recs] == [(S_BASIC, 1, "x"), (S_BASIC, 2, "y"), (S_BASIC, 3, "y")]
+    assert [r["history"] for r in recs] == ["Searching.", "Searching again.", "Searching again."]
+    assert len({r["turn_id"] for r in recs}) == 3
+
+
+def test_failures_each_recorded_once(probe_home, tmp_path):
+    """`jevlin fail` is no search; the search Copilot refused for its arguments (preToolUse, then
+    postToolUseFailure) is one record with status error; `websearch` (an unknown tool) is no search
+    unless configured as one."""
+    replay_ok(probe_home, tmp_path, "failures")
+    (rec,) = queued(probe_home, "search")
+    assert (rec["query"], rec["status"], rec["seq"], rec["session_id"]) == ("bad-args", "error", 1, S_FAIL)
+    assert rec["history"] == "Trying.", "the turn's text before the call (the call's own message has none)"
+    assert state_of(probe_home, S_FAIL, H)["pending"] == {}
+
+
+def test_a_failing_search_tool_without_its_start_is_recorded_once(probe_home, tmp_path):
+    path = os.path.join(probe_home, "config.toml")
+    with open(path) as f:
+        text = f.read()
+    with open(path, "w") as f:
+        f.write(text.replace("[search]\n", '[search]\ntools = ["websearch"]\n'))
+    ch = lay_sessions(str(tmp_path))
+    evs = events("failures", ch)
+    # the websearch call, without its preToolUse: recorded at its end
+    evs = [p for p in evs if not (p["hook_event_name"] == "preToolUse" and p["toolName"] == "websearch")]
+    play(probe_home, evs, ch)
+    recs = queued(probe_home, "search")
+    assert [(r["tool"], r["query"], r["status"]) for r in recs] == [("websearch", "x", "error"), ("bash", "bad-args", "error")]
+    assert recs[0]["call_id"] != recs[1]["call_id"] and hook_errors(probe_home) == ""
+
+
+def test_subagent_search_is_its_own_thread(probe_home, tmp_path):
+    replay_ok(probe_home, tmp_path, "subagent")
+    st = state_of(probe_home, S_SUB, H)
+    assert list(st["agents"]) == [CHILD] and st["agents"][CHILD]["status"] == "ended"
+    assert st["agents"][CHILD]["agent_type"] == "task" and st["seq"] == 0
+    (rec,) = queued(probe_home, "search")
+    assert rec["session_id"] == CHILD and rec["parent_session_id"] == S_SUB and rec["seq"] == 1
+    assert rec["parent_call_id"] == st["agents"][CHILD]["parent_call"] and rec["parent_call_id"].startswith("copilot-")
+    assert rec["parent_turn_id"] == st["turns"][0]["id"] != rec["turn_id"], "the child's own turn"
+    assert rec["history"] == "", "the child wrote no text before its call"
+    # the child's agentStop ended neither the root's turn nor the child: one root turn, completed
+    assert [(t["outcome"], t["searches"]) for t in st["turns"]] == [("completed", 1)]
+    assert not [n for n in os.listdir(os.path.join(probe_home, "sessions")) if CHILD in n]
+    assert lineage.read_index(probe_home, capture.AGENT_INDEX, lineage.workspace_key(CHILD)) == {"root": S_SUB}
+
+
+def test_nested_subagent_goes_to_the_root(probe_home, tmp_path):
+    """A subagent started by a subagent: its events name its parent (the first subagent), whose
+    root the index knows."""
+    ch = lay_sessions(str(tmp_path))
+    evs = events("subagent", ch)
+    play(probe_home, evs[:5], ch)  # root start, prompt, task call, subagentStart, child prompt
+    grand = "0a0a0a0a-0000-4000-8000-000000000001"
+    base = {"cwd": "/w", "timestamp": 1796054926300, "agentType": "task"}
+    play(probe_home, [
+        {**base, "hook_event_name": "subagentStart", "sessionId": CHILD, "agentId": grand, "parentAgentId": CHILD,
+         "agentName": "task"},
+        {**base, "hook_event_name": "preToolUse", "sessionId": grand, "agentId": grand, "parentAgentId": CHILD,
+         "toolName": "bash", "toolArgs": {"command": 'jevlin search "deep"'}},
+        {**base, "hook_event_name": "postToolUse", "sessionId": grand, "agentId": grand, "parentAgentId": CHILD,
+         "toolName": "bash", "toolArgs": {"command": 'jevlin search "deep"'},
+         "toolResult": {"resultType": "success", "textResultForLlm": "r\n<shellId: 1 completed with exit code 0>"}},
+    ], ch)
+    (rec,) = queued(probe_home, "search")
+    assert rec["session_id"] == grand and rec["parent_session_id"] == S_SUB and rec["query"] == "deep"
+    assert set(state_of(probe_home, S_SUB, H)["agents"]) == {CHILD, grand} and hook_errors(probe_home) == ""
+
+
+def test_compaction_raises_the_window_once_each(probe_home, tmp_path):
+    replay_ok(probe_home, tmp_path, "compact")
+    st = state_of(probe_home, S_COMPACT, H)
+    assert st["window"] == 1 and st["turns"][0]["window"] == 0
+    replay_ok(probe_home, tmp_path, "compact2", "compact_slash")  # a resume that compacts, then /compact
+    st = state_of(probe_home, S_COMPACT, H)
+    assert st["window"] == 3 and st["turn"] is None and st["seq"] == 2
+    recs = queued(probe_home, "search")
+    assert [(r["seq"], r["window"], r["query"]) for r in recs] == [(1, 0, "c1"), (2, 1, "c2")]
+    assert [e["window"] for e in queued(probe_home, "turn_end")] == [1, 2], "where each turn ended"
+
+
+def test_the_installed_command_line_names_the_event(probe_home, tmp_path):
+    """As Copilot runs it: `entry.py copilot-cli <event>` with the payload as Copilot wrote it
+    (no event name in it) on stdin; the same records as the replays."""
+    ch = lay_sessions(str(tmp_path))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "COPILOT_"))}
+    env.update(JEVLIN_HOME=probe_home, COPILOT_HOME=ch)
+    for p in events("basic", ch):
+        raw = {k: v for k, v in p.items() if k != "hook_event_name"}
+        out = subprocess.run([sys.executable, "-I", "-S", replay.ENTRY, H, p["hook_event_name"]],
+                             input=json.dumps(raw, indent=1).encode(), capture_output=True, env=env, timeout=30)
+        assert out.returncode == 0 and out.stdout == b"" and out.stderr == b"", out
+    (rec,) = queued(probe_home, "search")
+    assert (rec["query"], rec["history"], rec["status"]) == ("x", "Searching.", "ok")
+    assert hook_errors(probe_home) == ""
+
+
+@pytest.mark.parametrize("stdin", [b"", b"not json", b"[1, 2]", b"{}", b'{"sessionId": 7}'])
+def test_unreadable_payloads_exit_quietly(home, stdin):
+    env = dict(os.environ, JEVLIN_HOME=home)
+    out = subprocess.run([sys.executable, "-I", "-S", replay.ENTRY, H, "preToolUse"], input=stdin,
+                         capture_output=True, env=env, timeout=30)
+    assert out.returncode == 0 and out.stdout == b"" and out.stderr == b""
+    assert queued(home) == [] and lineage.list_names(home) == []
+
+
+def test_with_event_splices_the_name_in():
+    for raw, want in [(b"{}", {"hook_event_name": "agentStop"}),
+                      (b' \n{ "a": 1 }', {"hook_event_name": "agentStop", "a": 1}),
+                      (b'{"hook_event_name": "theirs"}', {"hook_event_name": "theirs"})]:
+        assert json.loads(capture.with_event(raw, "agentStop")) == want
+    assert capture.with_event(b"[1]", "agentStop") == b"[1]"
+    assert capture.read_payload(H, []) is None and capture.read_payload(H, ["permissionRequest"]) is None
+
+
+@pytest.mark.parametrize(("text", "kind", "status"), [
+    ("a\nb\n<shellId: 0 completed with exit code 0>", "success", "ok"),
+    ("err\n<shellId: 3 completed with exit code 3>\n", "success", "error"),
+    ("<shellId: 0 completed with exit code 0>", "success", "empty"),
+    ("output that names <shellId: in passing", "success", "ok"),
+    ("denied", "rejected", "error"),
+])
+def test_status_from_the_tool_result(text, kind, status):
+    assert capture._result({"resultType": kind, "textResultForLlm": text})[1] == status
+
+
+def _tool_events(sid: str, command: str, ts: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    base = {"sessionId": sid, "cwd": "/w", "toolName": "bash", "toolArgs": {"command": command}}
+    return ({**base, "hook_event_name": "preToolUse", "timestamp": ts},
+            {**base, "hook_event_name": "postToolUse", "timestamp": ts + 500,
+             "toolResult": {"resultType": "success", "textResultForLlm": "found\n<shellId: 0 completed with exit code 0>"}})
+
+
+def test_calls_that_look_alike_are_paired_first_in_first_out(probe_home, tmp_path):
+    """pre, pre, post, post of one command (Copilot's order for parallel calls): two records, the
+    first end closing the first start; a different command in between is not taken for either."""
+    ch = str(tmp_path / "ch")
+    sid = "11111111-2222-4333-8444-555555555555"
+    pre1, post1 = _tool_events(sid, 'jevlin search "same"', 1000)
+    pre2, post2 = _tool_events(sid, 'jevlin search "same"', 1001)
+    pre3, post3 = _tool_events(sid, 'jevlin search "other"', 1002)
+    start = {"hook_event_name": "sessionStart", "sessionId": sid, "cwd": "/w", "source": "new", "timestamp": 1}
+    prompt = {"hook_event_name": "userPromptSubmitted", "sessionId": sid, "cwd": "/w", "prompt": "go", "timestamp": 2}
+    play(probe_home, [start, prompt, pre1, pre2, pre3], ch)
+    calls = {p["seq"]: p["call_id"] for p in state_of(probe_home, sid, H)["pending"].values()}
+    play(probe_home, [post3, post1], ch)
+    left = state_of(probe_home, sid, H)["pending"]
+    assert [p["call_id"] for p in left.values()] == [calls[2]], "the oldest of the two alike closed first"
+    play(probe_home, [post2], ch)
+    recs = queued(probe_home, "search")
+    assert [(r["seq"], r["call_id"], r["query"]) for r in recs] == \
+        [(3, calls[3], "other"), (1, calls[1], "same"), (2, calls[2], "same")]
+    play(probe_home, [post2], ch)  # an end with no start left open: its own record, once
+    assert len(queued(probe_home, "search")) == 4 and hook_errors(probe_home) == ""
+
+
+def test_history_waits_for_this_hooks_own_line(probe_home, tmp_path):
+    """The session file as Copilot may leave it when the resume's postToolUse runs: written up to
+    the end of the continue run, whose identical call (same command) is there. The older call is
+    not taken for this one: no history rather than a wrong one. Written fully: found."""
+    full = lay_sessions(str(tmp_path / "full"))
+    path = capture.events_path(S_BASIC, {"COPILOT_HOME": full})
+    with open(path, "rb") as f:
+        lines = f.read().splitlines(keepends=True)
+    shutdowns = [i for i, line in enumerate(lines) if b'"session.shutdown"' in line]
+    assert len(shutdowns) == 3, "basic, continue, resume"
+    early = lay_sessions(str(tmp_path / "early"), {S_BASIC: shutdowns[1] + 1})
+    for ch, want in ((early, ""), (full, "Searching again.")):
+        home = str(tmp_path / f"jhome-{len(want)}")
+        shutil.copytree(probe_home, home)
+        # with the early file, the resume's postToolUse waits HISTORY_WAIT for its line, then gives up
+        play(home, events("basic", ch) + events("continue", ch) + events("resume", ch), ch)
+        recs = queued(home, "search")
+        assert [r["query"] for r in recs] == ["x", "y", "y"] and recs[1]["history"] == "Searching again."
+        assert recs[2]["history"] == want
+
+
+@pytest.mark.parametrize("written_since", [True, False])
+def test_a_call_closed_without_its_end_takes_its_history_from_the_file(probe_home, tmp_path, written_since):
+    """A call Copilot refused sends no post event: the turn's end closes it, and its history is the
+    file's newest request of it, once the file holds a line written after the call started
+    (before that, the newest request may be an older identical call's)."""
+    ch = lay_sessions(str(tmp_path))
+    evs = [p for p in events("basic", ch) if p["hook_event_name"] != "postToolUse"]
+    pre = evs.index(next(p for p in evs if p["hook_event_name"] == "preToolUse"))
+    play(probe_home, evs[: pre + 1], ch)
+    if written_since:  # Copilot goes on writing its file after the call started
+        line = {"type": "assistant.turn_end", "data": {"turnId": "0"}, "id": "x",
+                "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.999Z", time.gmtime(time.time() + 1))}
+        with open(capture.events_path(S_BASIC, {"COPILOT_HOME": ch}), "a") as f:
+            f.write(json.dumps(line) + "\n")
+    play(probe_home, evs[pre + 1:], ch)
+    (rec,) = queued(probe_home, "search")
+    assert rec["status"] == "interrupted" and rec["history"] == ("Searching." if written_since else "")
+
+
+def test_copilot_timestamps_read_as_epoch_seconds():
+    for iso in ("2026-11-30T16:08:44.299Z", "1970-01-01T00:00:00.000Z", "2024-02-29T23:59:59.500Z",
+                "2000-03-01T00:00:00.000Z", "2100-12-31T12:00:00.000Z"):
+        want = calendar.timegm(time.strptime(iso[:19], "%Y-%m-%dT%H:%M:%S")) + float(iso[19:-1])
+        assert capture._epoch(iso) == pytest.approx(want)
+    assert capture._epoch("yesterday") is None
