@@ -293,3 +293,22 @@ def test_copilot_timestamps_read_as_epoch_seconds():
         want = calendar.timegm(time.strptime(iso[:19], "%Y-%m-%dT%H:%M:%S")) + float(iso[19:-1])
         assert capture._epoch(iso) == pytest.approx(want)
     assert capture._epoch("yesterday") is None
+
+
+def test_the_anchor_is_looked_for_among_the_newest_lines_only(tmp_path):
+    """A long session file costs a post event what a short one does: its own line is looked for in
+    the last ANCHOR_SCAN bytes (a hook's own line is written last, Copilot waiting on the hook)."""
+    ch = lay_sessions(str(tmp_path))
+    path = capture.events_path(S_BASIC, {"COPILOT_HOME": ch})
+    post = next(p for _, p in replay.scenario_events("basic", H) if p["hook_event_name"] == "postToolUse")
+    anchor = ("postToolUse", post["timestamp"], S_BASIC)
+    holds = capture._matcher("bash", 'jevlin search "x"', "x")
+    assert capture._history(path, anchor, None, holds, {}) == "Searching."
+    with open(path, "rb") as f:
+        lines = f.read().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if str(post["timestamp"]).encode() in line and b"hook.start" in line)
+    filler = json.dumps({"type": "session.info", "data": {"text": "." * 1000}}).encode() + b"\n"
+    for after, found in ((capture.ANCHOR_SCAN // 2, "Searching."), (capture.ANCHOR_SCAN * 2, None)):
+        with open(path, "wb") as f:
+            f.writelines(lines[: at + 1] + [filler] * (after // len(filler)) + lines[at + 1:])
+        assert capture._history(path, anchor, None, holds, {}) == found

@@ -48,6 +48,9 @@ EVENT_KEY = "hook_event_name"
 HISTORY_WAIT = 0.3  # Copilot flushes its session file about 70 ms after going quiet
 POLL = 0.02
 HISTORY_LIMIT = 32 * 1024
+# This hook's own hook.start line is among the file's last lines once written (Copilot waits for
+# the hook, so little comes after it): looked for in this many bytes from the end, no further.
+ANCHOR_SCAN = 1 << 20
 SPAWN_TOOLS = ("task",)
 
 # the events we install (install.py EVENTS), Copilot's native names
@@ -356,7 +359,8 @@ def _entries(path: str, anchor: Anchor | None, wanted: tuple[bytes, ...],
     newest line was written after ``since`` (epoch seconds; None: it was not)."""
     from jevlin_hooks.capture import transcript
 
-    lines = transcript.lines_backwards(path)
+    where: dict[str, int] = {}
+    lines = transcript.lines_backwards(path, transcript.MAX_SCAN, where)
     if anchor is None and since is not None:
         newest = next(lines, None)
         stamp = (_parse(newest) or {}).get("timestamp") if newest is not None else None
@@ -375,6 +379,8 @@ def _entries(path: str, anchor: Anchor | None, wanted: tuple[bytes, ...],
                 inp = data.get("input")
                 if isinstance(inp, dict) and inp.get("timestamp") == ts and inp.get("sessionId") == sid:
                     break
+            if where.get("read", 0) > ANCHOR_SCAN:
+                return None  # not among the newest lines: not written yet (a long file costs no more)
         else:
             return None
     return _typed(lines, wanted)
