@@ -1,5 +1,7 @@
-"""Copilot CLI's lines in `jevlin-hooks doctor`: our hooks file, current and complete, and hooks
-not switched off in Copilot's settings."""
+"""Copilot CLI's lines in `jevlin-hooks doctor`: our hooks file, current and complete.
+
+Nothing is said about Copilot's ``disableAllHooks`` setting: with it true in settings.json,
+Copilot 1.0.102 still ran the files in its hooks directory (tried on the real program)."""
 
 from __future__ import annotations
 
@@ -40,19 +42,3 @@ def check(out: installkit.Findings) -> None:
     else:
         out.append((True, f"copilot-cli: hooks installed for all {len(install.EVENTS)} events in {path} "
                           "(user hooks need no folder trust)"))
-    _settings(out, os.path.join(home, "settings.json"))
-
-
-def _settings(out: installkit.Findings, path: str) -> None:
-    """Copilot's own switches: ``disableAllHooks`` turns every hook off (user and repo ones);
-    ``disabledHooks`` holds the keys of hooks it skips (a key naming our file is ours)."""
-    data = installkit.load_json(path)
-    if not isinstance(data, dict):
-        return
-    if data.get("disableAllHooks") is True:
-        out.append((False, f"copilot-cli: \"disableAllHooks\": true in {path}: no hook runs; remove it"))
-    disabled = data.get("disabledHooks")
-    ours = [k for k in disabled if isinstance(k, str) and "jevlin" in k] if isinstance(disabled, list) else []
-    if ours:
-        out.append((False, f"copilot-cli: \"disabledHooks\" in {path} switches ours off ({', '.join(ours)}); "
-                           "remove them there"))

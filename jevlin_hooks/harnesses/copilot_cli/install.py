@@ -26,8 +26,8 @@ from typing import Any
 from jevlin_hooks import installkit
 
 PROGRAM = "copilot"
-NEXT_STEP = ("next: start a new `copilot` session (hooks load at start; user hooks need no folder trust); "
-             "`jevlin-hooks status` shows what it records")
+NEXT_STEP = ("next: start a new `copilot` session (hooks load at its start; a project's .github/hooks run only "
+             "in a folder you trust, your own need no trust)")
 
 FILE_NAME = "jevlin.json"
 # What the lineage needs, nothing more: not permissionRequest, userPromptTransformed (they change
