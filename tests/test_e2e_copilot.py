@@ -240,8 +240,9 @@ def test_compaction_raises_the_window_once(tmp_path, copilot_cache):
 
 def test_subagent_search_is_a_child_thread(tmp_path, copilot_cache):
     """The `task` tool's subagent: its search is its own thread, named by Copilot's agentId, with
-    the root session as parent. Its shell names a third id no hook sees: `context` finds the call
-    through the process ancestry and the pending call."""
+    the root session as parent. Its shell names a third id no hook payload carries: the search's
+    preToolUse read it from Copilot's session file and indexed it, so `context` finds the call from
+    the environment."""
     cp = Copilot(tmp_path, copilot_cache)
     with FakeAnthropic(decide, prefix="e") as srv:
         sid = cp.run(srv, "DELEGATE_PLEASE find it with a subagent")
@@ -254,7 +255,7 @@ def test_subagent_search_is_a_child_thread(tmp_path, copilot_cache):
     assert st["agents"][agent_id]["status"] == "ended" and st["seq"] == 0
     (printed,) = contexts(srv)
     key = cp.key()
-    assert printed["source"] == "ancestry"
+    assert printed["source"] == "env", "the subagent's shell id, indexed from Copilot's session file"
     assert printed["session_id"] == ids.hash_id(agent_id, key) and printed["parent_session_id"] == ids.hash_id(sid, key)
     assert printed["call_id"] == ids.hash_id(rec["call_id"], key) and printed["seq"] == 1
     assert not [n for n in os.listdir(os.path.join(cp.jhome, "sessions")) if agent_id in n and n.endswith(".json")]

@@ -26,6 +26,7 @@ S_BASIC = "e1a15705-2231-4894-931a-310cc0993bcd"
 S_FAIL = "61005887-04fc-41bb-b771-2ffe0bf00f68"
 S_SUB = "b9311889-f333-4e5a-b65c-a749b594694c"
 CHILD = "f6fcac56-f334-4e81-bc6c-a7df1e2e1dc6"
+SHELL_ID = "10f05783-9c13-47c6-ab80-197094e46796"  # COPILOT_AGENT_SESSION_ID in the subagent's shell
 S_COMPACT = "5dcc62a9-c88b-42f1-9b99-8c774abc8a0a"
 
 
@@ -135,7 +136,8 @@ def test_subagent_search_is_its_own_thread(probe_home, tmp_path):
     # the child's agentStop ended neither the root's turn nor the child: one root turn, completed
     assert [(t["outcome"], t["searches"]) for t in st["turns"]] == [("completed", 1)]
     assert not [n for n in os.listdir(os.path.join(probe_home, "sessions")) if CHILD in n]
-    assert lineage.read_index(probe_home, capture.AGENT_INDEX, lineage.workspace_key(CHILD)) == {"root": S_SUB}
+    assert lineage.read_index(probe_home, capture.AGENT_INDEX, lineage.workspace_key(CHILD)) == \
+        {"root": S_SUB, "shell": SHELL_ID}
 
 
 def test_nested_subagent_goes_to_the_root(probe_home, tmp_path):
@@ -312,3 +314,44 @@ def test_the_anchor_is_looked_for_among_the_newest_lines_only(tmp_path):
         with open(path, "wb") as f:
             f.writelines(lines[: at + 1] + [filler] * (after // len(filler)) + lines[at + 1:])
         assert capture._history(path, anchor, None, holds, {}) == found
+
+
+def test_context_in_the_main_agent_and_in_a_subagent(probe_home, tmp_path):
+    """`context` while a search runs: in the main agent the shell names the session; in the
+    subagent it names Copilot's own third id, which the subagent's search indexed as an alias of
+    its thread (read from Copilot's session file), and the pending call names the subagent."""
+    from jevlin_hooks.capture import context
+
+    ch = lay_sessions(str(tmp_path))
+    basic = events("basic", ch)
+    play(probe_home, basic[:3], ch)  # start, prompt, the search's preToolUse
+    raw = context.resolve_raw(probe_home, env={"COPILOT_AGENT_SESSION_ID": S_BASIC})
+    (pending,) = state_of(probe_home, S_BASIC, H)["pending"].values()
+    assert (raw["source"], raw["raw_session_id"], raw["raw_call_id"], raw["seq"]) == ("env", S_BASIC, pending["call_id"], 1)
+
+    sub = events("subagent", ch)
+    child_pre = next(i for i, p in enumerate(sub) if p["hook_event_name"] == "preToolUse" and p.get("agentId"))
+    play(probe_home, sub[: child_pre + 1], ch)
+    assert lineage.read_index(probe_home, capture.AGENT_INDEX, lineage.workspace_key(CHILD)) == \
+        {"root": S_SUB, "shell": SHELL_ID}
+    raw = context.resolve_raw(probe_home, env={"COPILOT_AGENT_SESSION_ID": SHELL_ID})
+    (pending,) = state_of(probe_home, S_SUB, H)["pending"].values()
+    assert (raw["source"], raw["raw_session_id"], raw["raw_parent_session_id"], raw["raw_call_id"]) == \
+        ("env", CHILD, S_SUB, pending["call_id"])
+    play(probe_home, sub[child_pre + 1:], ch)
+    assert hook_errors(probe_home) == ""
+
+
+def test_a_subagent_whose_shell_id_is_not_written_yet(probe_home, tmp_path):
+    """Copilot's session file without the subagent's model calls: its search is recorded all the
+    same (after HISTORY_WAIT), and no alias is made up."""
+    full = lay_sessions(str(tmp_path / "full"))
+    with open(capture.events_path(S_SUB, {"COPILOT_HOME": full}), "rb") as f:
+        lines = f.read().splitlines(keepends=True)
+    first = next(i for i, line in enumerate(lines) if b'"subagent.started"' in line)
+    ch = lay_sessions(str(tmp_path / "early"), {S_SUB: first})
+    play(probe_home, events("subagent", ch), ch)
+    (rec,) = queued(probe_home, "search")
+    assert rec["session_id"] == CHILD and rec["history"] == ""
+    assert "shell" not in lineage.read_index(probe_home, capture.AGENT_INDEX, lineage.workspace_key(CHILD))
+    assert hook_errors(probe_home) == ""

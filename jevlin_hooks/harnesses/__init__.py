@@ -50,7 +50,7 @@ REGISTRY = (
     Spec("cursor", "cursor"),
     Spec("hermes", "hermes", env_session="HERMES_SESSION_ID"),
     Spec("pi", "pi", env_session="JEVLIN_PI_SESSION_ID"),
-    # in a subagent's shell this names an id no hook sees: context falls back to ancestry (capture.from_env)
+    # in a subagent's shell this names an id of Copilot's own, indexed at its first search (capture.from_env)
     Spec("copilot-cli", "copilot_cli", env_session="COPILOT_AGENT_SESSION_ID"),
 )
 

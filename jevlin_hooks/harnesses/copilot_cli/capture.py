@@ -232,6 +232,53 @@ def route(ev: Event, home: str) -> None:
             lineage.write_index(home, AGENT_INDEX, lineage.workspace_key(child), {"root": ev["session_id"]})
     if ev["kind"] in ("post_tool", "tool_failed") and ev.get("search") is not None:
         _pair(ev, home)
+    elif ev["kind"] == "pre_tool" and ev.get("search") is not None and ev.get("agent_id"):
+        _index_shell(ev, home)
+
+
+def _index_shell(ev: Event, home: str) -> None:
+    """A subagent's shell names it by an id of Copilot's own (``COPILOT_AGENT_SESSION_ID``) that no
+    hook payload carries; Copilot's session file does, as ``accounting.sourceSessionId`` of the
+    subagent's model calls (seen equal on every real run). At the subagent's first search, that id
+    is read there and indexed as an alias of the root thread, so the search's `context` finds its
+    thread from its environment. Copilot writes the line about 70 ms after going quiet, which it
+    does while it waits for this hook: a wait of that once per subagent. Not found in time:
+    `context` still finds the thread through the process ancestry."""
+    from jevlin_hooks.capture import lineage
+
+    child = ev.get("agent_id") or ""
+    key = lineage.workspace_key(child)
+    idx = lineage.read_index(home, AGENT_INDEX, key) or {}
+    if idx.get("shell"):
+        return
+    path = ev.get("transcript_path") or events_path(ev["session_id"])
+    shell = _poll(lambda: _shell_id(path, child), HISTORY_WAIT)
+    if not isinstance(shell, str) or not shell or shell == child:
+        return
+    lineage.write_index(home, "alias", lineage.workspace_key(f"{NAME}:{shell}"),
+                        {"lineage": lineage.file_name(NAME, ev["session_id"])})
+    lineage.write_index(home, AGENT_INDEX, key, {**idx, "root": ev["session_id"], "shell": shell})
+
+
+def _shell_id(path: str, agent: str) -> str | None:
+    """The newest ``accounting.sourceSessionId`` of ``agent``'s model calls, among the file's
+    newest lines."""
+    from jevlin_hooks.capture import transcript
+
+    needle = agent.encode()
+    where: dict[str, int] = {}
+    for line in transcript.lines_backwards(path, transcript.MAX_SCAN, where):
+        if b'"session.usage_record"' in line and needle in line:
+            entry = _parse(line) or {}
+            data = entry.get("data")
+            usage = data.get("usage") if isinstance(data, dict) and entry.get("agentId") == agent else None
+            accounting = usage.get("accounting") if isinstance(usage, dict) else None
+            source = accounting.get("sourceSessionId") if isinstance(accounting, dict) else None
+            if isinstance(source, str):
+                return source
+        if where.get("read", 0) > ANCHOR_SCAN:
+            break
+    return None
 
 
 def _pair(ev: Event, home: str) -> None:
@@ -306,9 +353,10 @@ def history_for(p: Pending) -> str | None:
 
 def from_env(env: Mapping[str, str]) -> tuple[str, str | None, str | None] | None:
     """The shell tool's ``COPILOT_AGENT_SESSION_ID``: the session in the main agent. In a subagent
-    it is an id of Copilot's own that no hook payload names: no lineage has it, so the lookup goes
-    on to the process ancestry (the copilot process runs both our hooks and the shell) and the
-    pending call of this command names the subagent."""
+    it is an id of Copilot's own that no hook payload names: ``_index_shell`` made it an alias of
+    the root thread at the subagent's first search, and the pending call of this command names
+    the subagent. Without the alias the lookup goes on to the process ancestry (the copilot
+    process runs both our hooks and the shell)."""
     sid = env.get("COPILOT_AGENT_SESSION_ID")
     return (sid, None, None) if sid else None
 
