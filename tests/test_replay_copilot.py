@@ -355,3 +355,20 @@ def test_a_subagent_whose_shell_id_is_not_written_yet(probe_home, tmp_path):
     assert rec["session_id"] == CHILD and rec["history"] == ""
     assert "shell" not in lineage.read_index(probe_home, capture.AGENT_INDEX, lineage.workspace_key(CHILD))
     assert hook_errors(probe_home) == ""
+
+
+def test_copilot_web_search_is_a_search(probe_home, tmp_path):
+    """Copilot's own `web_search` tool (offered when signed in to GitHub, so not in the offline
+    runs): its calls come as every tool's do, and `web_search` is in the default [search] tools."""
+    sid = "22222222-3333-4444-8555-666666666666"
+    base = {"sessionId": sid, "cwd": "/w", "toolName": "web_search", "toolArgs": {"query": "copilot hooks"}}
+    play(probe_home, [
+        {"hook_event_name": "sessionStart", "sessionId": sid, "cwd": "/w", "source": "new", "timestamp": 1},
+        {"hook_event_name": "userPromptSubmitted", "sessionId": sid, "cwd": "/w", "prompt": "look it up", "timestamp": 2},
+        {**base, "hook_event_name": "preToolUse", "timestamp": 3},
+        {**base, "hook_event_name": "postToolUse", "timestamp": 4,
+         "toolResult": {"resultType": "success", "textResultForLlm": "Copilot CLI hooks reference ..."}},
+    ], str(tmp_path / "ch"))
+    (rec,) = queued(probe_home, "search")
+    assert (rec["tool"], rec["query"], rec["status"], rec["seq"]) == ("web_search", "copilot hooks", "ok", 1)
+    assert hook_errors(probe_home) == ""

@@ -362,12 +362,14 @@ def from_env(env: Mapping[str, str]) -> tuple[str, str | None, str | None] | Non
 
 
 def _poll(read: Callable[[], Any], wait: float) -> Any:
+    """``read()`` until it finds something or ``wait`` seconds passed. A file that cannot be
+    read ends the wait: Copilot made its session file at the session's start."""
     deadline = time.monotonic() + wait
     while True:
         try:
             found = read()
         except OSError:
-            found = None
+            return None
         if found is not None or time.monotonic() >= deadline:
             return found
         time.sleep(POLL)
