@@ -272,7 +272,7 @@ def copilot_rows(n: int, env: dict[str, str], floor_cmd: list[str], tmp: str) ->
     Searches use fresh commands so each does its real work; Copilot's session file (the
     captured basic session, under COPILOT_HOME) already holds each search's request and the
     post event's own hook.start line, so postToolUse finds its history without waiting (the
-    wait for Copilot's lazy write is Copilot's, ~70 ms, not measured here)."""
+    wait for Copilot's lazy write is Copilot's, ~90 ms, not measured here)."""
     hook = [PY, "-I", "-S", ENTRY, "copilot-cli"]
     ev: dict[str, dict] = {}
     for _name, p in replay.scenario_events("basic", "copilot-cli") + replay.scenario_events("subagent", "copilot-cli") \

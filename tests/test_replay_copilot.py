@@ -310,7 +310,8 @@ def test_the_anchor_is_looked_for_among_the_newest_lines_only(tmp_path):
         lines = f.read().splitlines(keepends=True)
     at = next(i for i, line in enumerate(lines) if str(post["timestamp"]).encode() in line and b"hook.start" in line)
     filler = json.dumps({"type": "session.info", "data": {"text": "." * 1000}}).encode() + b"\n"
-    for after, found in ((capture.ANCHOR_SCAN // 2, "Searching."), (capture.ANCHOR_SCAN * 2, None)):
+    # beyond the bound, with newer lines after it: as good as not there (no history, no waiting)
+    for after, found in ((capture.ANCHOR_SCAN // 2, "Searching."), (capture.ANCHOR_SCAN * 2, "")):
         with open(path, "wb") as f:
             f.writelines(lines[: at + 1] + [filler] * (after // len(filler)) + lines[at + 1:])
         assert capture._history(path, anchor, None, holds, {}) == found
@@ -372,3 +373,50 @@ def test_copilot_web_search_is_a_search(probe_home, tmp_path):
     (rec,) = queued(probe_home, "search")
     assert (rec["tool"], rec["query"], rec["status"], rec["seq"]) == ("web_search", "copilot hooks", "ok", 1)
     assert hook_errors(probe_home) == ""
+
+
+def test_a_file_written_past_the_hook_without_its_line_ends_the_wait(tmp_path):
+    """Copilot writes its lines in order: once the file holds a line newer than this hook's start
+    and not this hook's own line, that line will not come (another Copilot version's format): no
+    history at once (""), where a file not written that far yet means wait (None)."""
+    ch = lay_sessions(str(tmp_path))
+    path = capture.events_path(S_BASIC, {"COPILOT_HOME": ch})
+    post = next(p for _, p in replay.scenario_events("basic", H) if p["hook_event_name"] == "postToolUse")
+    anchor = ("postToolUse", post["timestamp"], S_BASIC)
+    holds = capture._matcher("bash", 'jevlin search "x"', "x")
+    with open(path, "rb") as f:
+        lines = f.read().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if str(post["timestamp"]).encode() in line and b"hook.start" in line)
+    with open(path, "wb") as f:
+        f.writelines(lines[:at] + lines[at + 1:])  # the file goes on, without this hook's line
+    assert capture._history(path, anchor, None, holds, {}) == ""
+    assert capture._summary(path, ("agentStop", post["timestamp"], S_BASIC)) == {"found": False}
+    with open(path, "wb") as f:
+        f.writelines(lines[:at])  # written up to just before it
+    assert capture._history(path, anchor, None, holds, {}) is None
+
+
+def test_a_session_file_not_made_yet_is_waited_for(probe_home, tmp_path):
+    """Copilot makes the session's directory at its start and its events.jsonl only at its first
+    write, which can come while the first search's postToolUse hook waits: the hook waits for it
+    (a missing directory, Copilot keeping its sessions elsewhere, is not waited for)."""
+    import threading
+
+    full = lay_sessions(str(tmp_path / "full"))
+    ch = str(tmp_path / "ch")
+    target = capture.events_path(S_BASIC, {"COPILOT_HOME": ch})
+    os.makedirs(os.path.dirname(target))
+    evs = events("basic", ch)
+    post = next(i for i, p in enumerate(evs) if p["hook_event_name"] == "postToolUse")
+    play(probe_home, evs[:post], ch)
+
+    def first_write() -> None:
+        time.sleep(0.2)
+        shutil.copyfile(capture.events_path(S_BASIC, {"COPILOT_HOME": full}), target)
+
+    writer = threading.Thread(target=first_write)
+    writer.start()
+    play(probe_home, evs[post:], ch)
+    writer.join()
+    (rec,) = queued(probe_home, "search")
+    assert rec["history"] == "Searching." and hook_errors(probe_home) == ""

@@ -22,10 +22,11 @@ end-to-end tests on the real program):
   ``copilot-agent`` index).
 - The assistant text is only in Copilot's own session file,
   ``$COPILOT_HOME/session-state/<root session>/events.jsonl`` (subagents write to their root's),
-  which Copilot writes lazily: about 70 ms after it goes quiet, which it does while it waits for
-  a hook. A search's history is read there at its postToolUse, once this very hook's own
+  which Copilot writes lazily: about 90 ms after a hook starts (it is quiet while it waits for the
+  hook). A search's history is read there at its postToolUse, once this very hook's own
   ``hook.start`` line is in the file (matched by its timestamp): everything before that line is
-  then there too, and an older identical call is never taken for this one.
+  then there too, and an older identical call is never taken for this one. The file written past
+  the hook's time without that line ends the wait at once.
 """
 
 from __future__ import annotations
@@ -45,7 +46,10 @@ if TYPE_CHECKING:
 
 NAME = "copilot-cli"
 EVENT_KEY = "hook_event_name"
-HISTORY_WAIT = 0.3  # Copilot flushes its session file about 70 ms after going quiet
+# Copilot writes its session file about 90 ms after a hook starts (it is quiet while it waits for
+# the hook); the waits below end then, or as soon as the file is written past the hook's time.
+# The cap is for a Copilot slowed down (a loaded machine): only then does a hook wait this long.
+HISTORY_WAIT = 1.0
 POLL = 0.02
 HISTORY_LIMIT = 32 * 1024
 # This hook's own hook.start line is among the file's last lines once written (Copilot waits for
@@ -241,9 +245,9 @@ def _index_shell(ev: Event, home: str) -> None:
     hook payload carries; Copilot's session file does, as ``accounting.sourceSessionId`` of the
     subagent's model calls (seen equal on every real run). At the subagent's first search, that id
     is read there and indexed as an alias of the root thread, so the search's `context` finds its
-    thread from its environment. Copilot writes the line about 70 ms after going quiet, which it
-    does while it waits for this hook: a wait of that once per subagent. Not found in time:
-    `context` still finds the thread through the process ancestry."""
+    thread from its environment. Copilot writes the line about 90 ms after this hook starts: a
+    wait of that once per subagent. Not found: `context` still finds the thread through the
+    process ancestry."""
     from jevlin_hooks.capture import lineage
 
     child = ev.get("agent_id") or ""
@@ -252,7 +256,8 @@ def _index_shell(ev: Event, home: str) -> None:
     if idx.get("shell"):
         return
     path = ev.get("transcript_path") or events_path(ev["session_id"])
-    shell = _poll(lambda: _shell_id(path, child), HISTORY_WAIT)
+    ts = ev.get("hook_time")
+    shell = _poll(path, lambda: _shell_id(path, child, ts), HISTORY_WAIT)
     if not isinstance(shell, str) or not shell or shell == child:
         return
     lineage.write_index(home, "alias", lineage.workspace_key(f"{NAME}:{shell}"),
@@ -260,14 +265,17 @@ def _index_shell(ev: Event, home: str) -> None:
     lineage.write_index(home, AGENT_INDEX, key, {**idx, "root": ev["session_id"], "shell": shell})
 
 
-def _shell_id(path: str, agent: str) -> str | None:
+def _shell_id(path: str, agent: str, ts: int | None) -> str | None:
     """The newest ``accounting.sourceSessionId`` of ``agent``'s model calls, among the file's
-    newest lines."""
+    newest lines; "" when the file goes on past ``ts`` (ms) without one, None: not written yet."""
     from jevlin_hooks.capture import transcript
 
     needle = agent.encode()
     where: dict[str, int] = {}
+    written: float | None = None
     for line in transcript.lines_backwards(path, transcript.MAX_SCAN, where):
+        if written is None:
+            written = _stamp(line) or 0.0
         if b'"session.usage_record"' in line and needle in line:
             entry = _parse(line) or {}
             data = entry.get("data")
@@ -278,7 +286,7 @@ def _shell_id(path: str, agent: str) -> str | None:
                 return source
         if where.get("read", 0) > ANCHOR_SCAN:
             break
-    return None
+    return "" if written is not None and ts is not None and round(written * 1000) > ts else None
 
 
 def _pair(ev: Event, home: str) -> None:
@@ -325,7 +333,7 @@ def enrich(ev: Event, cfg: Config) -> None:
         info: dict[str, Any] = {}
         holds = _matcher(ev.get("tool_name") or "", ev.get("command") or "", ev.get("search") or "")
         anchor = _anchor(ev, hook)
-        found = _poll(lambda: _history(path, anchor, ev.get("agent_id"), holds, info), HISTORY_WAIT)
+        found = _poll(path, lambda: _history(path, anchor, ev.get("agent_id"), holds, info), HISTORY_WAIT)
         # "": looked, none (the engine would otherwise look again without the anchor)
         ev["history"] = found if found is not None else ""
         if info.get("model"):
@@ -333,7 +341,7 @@ def enrich(ev: Event, cfg: Config) -> None:
     elif kind == "stop":
         wait = HISTORY_WAIT if cfg.get("miner", {}).get("turn_end") else 0.0
         anchor = _anchor(ev, "agentStop")
-        ev["summary"] = _poll(lambda: _summary(path, anchor), wait)
+        ev["summary"] = _poll(path, lambda: _summary(path, anchor), wait)
 
 
 def history_for(p: Pending) -> str | None:
@@ -361,13 +369,18 @@ def from_env(env: Mapping[str, str]) -> tuple[str, str | None, str | None] | Non
     return (sid, None, None) if sid else None
 
 
-def _poll(read: Callable[[], Any], wait: float) -> Any:
-    """``read()`` until it finds something or ``wait`` seconds passed. A file that cannot be
-    read ends the wait: Copilot made its session file at the session's start."""
+def _poll(path: str, read: Callable[[], Any], wait: float) -> Any:
+    """``read()`` until it finds something or ``wait`` seconds passed. Copilot makes the session's
+    directory at its start and the file at its first write: no file in the directory is worth the
+    wait, no directory (Copilot keeps its sessions elsewhere) or another error is not."""
     deadline = time.monotonic() + wait
     while True:
         try:
             found = read()
+        except FileNotFoundError:
+            if not os.path.isdir(os.path.dirname(path)):
+                return None
+            found = None
         except OSError:
             return None
         if found is not None or time.monotonic() >= deadline:
@@ -402,38 +415,48 @@ def _matcher(tool: str, command: str, query: str) -> Callable[[Any], bool]:
     return holds
 
 
+class _Past(Exception):
+    """The file was written past the moment looked for, without what was looked for: Copilot
+    writes its lines in order, so it will not come, and waiting longer is no use."""
+
+
+def _stamp(line: bytes) -> float | None:
+    value = (_parse(line) or {}).get("timestamp")
+    return _epoch(value) if isinstance(value, str) else None
+
+
 def _entries(path: str, anchor: Anchor | None, wanted: tuple[bytes, ...],
              since: float | None = None) -> Iterator[dict[str, Any]] | None:
-    """The session file's entries of the ``wanted`` types, newest first, from the anchor line on
-    (None: the anchor is not in the file yet); without an anchor, from the end, provided the
-    newest line was written after ``since`` (epoch seconds; None: it was not)."""
+    """The session file's entries of the ``wanted`` types, newest first, from the anchor line on.
+    None: the anchor is not written yet; _Past: the file goes on past its time without it.
+    Without an anchor, from the end, provided the newest line was written after ``since`` (epoch
+    seconds; None: it was not)."""
     from jevlin_hooks.capture import transcript
 
     where: dict[str, int] = {}
     lines = transcript.lines_backwards(path, transcript.MAX_SCAN, where)
-    if anchor is None and since is not None:
-        newest = next(lines, None)
-        stamp = (_parse(newest) or {}).get("timestamp") if newest is not None else None
-        written = _epoch(stamp) if isinstance(stamp, str) else None
-        if newest is None or written is None or written <= since:
+    newest = next(lines, None)
+    if newest is None:
+        return None
+    written = _stamp(newest)
+    lines = _chain(newest, lines)
+    if anchor is None:
+        if since is not None and (written is None or written <= since):
             return None
-        lines = _chain(newest, lines)
-    if anchor is not None:
-        hook, ts, sid = anchor
-        stamp = str(ts).encode()
-        for line in lines:
-            if b'"hook.start"' in line and stamp in line:
-                data = (_parse(line) or {}).get("data")
-                if not isinstance(data, dict) or data.get("hookType") != hook:
-                    continue
-                inp = data.get("input")
-                if isinstance(inp, dict) and inp.get("timestamp") == ts and inp.get("sessionId") == sid:
-                    break
-            if where.get("read", 0) > ANCHOR_SCAN:
-                return None  # not among the newest lines: not written yet (a long file costs no more)
-        else:
-            return None
-    return _typed(lines, wanted)
+        return _typed(lines, wanted)
+    hook, ts, sid = anchor
+    stamp = str(ts).encode()
+    for line in lines:
+        if b'"hook.start"' in line and stamp in line:
+            data = (_parse(line) or {}).get("data")
+            inp = data.get("input") if isinstance(data, dict) and data.get("hookType") == hook else None
+            if isinstance(inp, dict) and inp.get("timestamp") == ts and inp.get("sessionId") == sid:
+                return _typed(lines, wanted)
+        if where.get("read", 0) > ANCHOR_SCAN:
+            break  # not among the newest lines: a long file costs no more
+    if written is not None and round(written * 1000) > ts:
+        raise _Past()
+    return None
 
 
 def _chain(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
@@ -480,8 +503,11 @@ def _history(path: str, anchor: Anchor | None, agent: str | None, holds: Callabl
     """The thread's assistant text in its turn up to the message that made this call, the
     newest such message before the anchor. None: the anchor is not written yet; "" when it is
     but the call's message is not there (nothing to wait for)."""
-    entries = _entries(path, anchor, (b'"assistant.message"', b'"user.message"', b'"session.compaction_complete"'),
-                       since)
+    try:
+        entries = _entries(path, anchor, (b'"assistant.message"', b'"user.message"', b'"session.compaction_complete"'),
+                           since)
+    except _Past:
+        return ""
     if entries is None:
         return None
     texts: list[str] = []
@@ -532,7 +558,10 @@ def _summary(path: str, anchor: Anchor | None) -> dict[str, Any] | None:
     agentStop (a subagent's lines carry ``agentId`` and are not counted here)."""
     if anchor is None:
         return None
-    entries = _entries(path, anchor, (b'"assistant.message"', b'"user.message"', b'"session.usage_record"'))
+    try:
+        entries = _entries(path, anchor, (b'"assistant.message"', b'"user.message"', b'"session.usage_record"'))
+    except _Past:
+        return {"found": False}
     if entries is None:
         return None
     tokens = {"input": 0, "output": 0, "cache_read": 0, "cache_creation": 0}
