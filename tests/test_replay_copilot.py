@@ -420,3 +420,26 @@ def test_a_session_file_not_made_yet_is_waited_for(probe_home, tmp_path):
     writer.join()
     (rec,) = queued(probe_home, "search")
     assert rec["history"] == "Searching." and hook_errors(probe_home) == ""
+
+
+def test_otlp_spans_name_copilot_and_its_task_call(probe_home, tmp_path):
+    """Through the OTLP sink: the turn is `invoke_agent GitHub Copilot CLI`, the subagent sits
+    under the `task` call that started it, and no span names a parent that is not sent."""
+    from fault_server import FaultServer
+    from test_otlp import attrs, check_tree, config, drain
+
+    config(probe_home, "http://127.0.0.1:9", turn_end=True)
+    replay_ok(probe_home, tmp_path, "subagent")
+    with FaultServer() as srv:
+        config(probe_home, srv.url, turn_end=True)
+        assert drain(probe_home).returncode == 0
+    check_tree(srv.spans)
+    by_id = {s["spanId"]: s for s in srv.spans}
+    names = sorted(s["name"] for s in by_id.values())
+    assert names == ["execute_tool bash", "execute_tool task", "invoke_agent GitHub Copilot CLI", "invoke_agent task"]
+    search = next(s for s in by_id.values() if s["name"] == "execute_tool bash")
+    agent = by_id[search["parentSpanId"]]
+    call = by_id[agent["parentSpanId"]]
+    assert (agent["name"], call["name"]) == ("invoke_agent task", "execute_tool task")
+    assert by_id[call["parentSpanId"]]["name"] == "invoke_agent GitHub Copilot CLI"
+    assert attrs(search)["input.value"] == "sub"
