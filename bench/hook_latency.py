@@ -132,7 +132,7 @@ def pi_rows(n: int, env: dict[str, str], floor_cmd: list[str]) -> list[tuple[str
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=200)
-    ap.add_argument("--only", choices=["pi", "hermes"], help="only these rows (with their floor)")
+    ap.add_argument("--only", choices=["pi", "hermes", "copilot"], help="only these rows (with their floor)")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="jevlin-bench-")
     home = os.path.join(tmp, "home")
@@ -187,6 +187,10 @@ def main() -> None:
         report(hermes_rows(args.n, env, floor_cmd, tmp), args.n)
         shutil.rmtree(tmp, ignore_errors=True)
         return
+    if args.only == "copilot":
+        report(copilot_rows(args.n, env, floor_cmd, tmp), args.n)
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
     for name in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolBatch",
                  "PreCompact", "Stop", "SessionEnd"):
         floor, took = [], []
@@ -213,6 +217,7 @@ def main() -> None:
     rows.append(("codex notify", floor, took))
 
     rows += hermes_rows(args.n, env, floor_cmd, tmp)
+    rows += copilot_rows(args.n, env, floor_cmd, tmp)
 
     # Pi: the one step the agent waits for, the ack of a search's tool_call
     rows += pi_rows(args.n, env, floor_cmd)
@@ -259,6 +264,72 @@ def report(rows: list[tuple[str, list[float], list[float]]], n: int) -> None:
         f50, t50, t99 = pct(floor, .5), pct(took, .5), pct(took, .99)
         print(f"{label:<26} {f50 * 1000:8.1f}ms {t50 * 1000:6.1f}ms {t99 * 1000:6.1f}ms "
               f"{t50 / f50:5.2f}x {t99 / f50:5.2f}x")
+
+
+def copilot_rows(n: int, env: dict[str, str], floor_cmd: list[str], tmp: str) -> list[tuple]:
+    """Every event `install --harness copilot-cli` hooks (Copilot waits for each), run as
+    installed: the event name as the argument, Copilot's own payload (no event name) on stdin.
+    Searches use fresh commands so each does its real work; Copilot's session file (the
+    captured basic session, under COPILOT_HOME) already holds each search's request and the
+    post event's own hook.start line, so postToolUse finds its history without waiting (the
+    wait for Copilot's lazy write is Copilot's, ~90 ms, not measured here)."""
+    hook = [PY, "-I", "-S", ENTRY, "copilot-cli"]
+    ev: dict[str, dict] = {}
+    for _name, p in replay.scenario_events("basic", "copilot-cli") + replay.scenario_events("subagent", "copilot-cli") \
+            + replay.scenario_events("compact", "copilot-cli"):
+        ev.setdefault(p["hook_event_name"], {k: v for k, v in p.items() if k != "hook_event_name"})
+    sid = ev["sessionStart"]["sessionId"]
+    copilot_home = os.path.join(tmp, "copilot")
+    events_file = os.path.join(copilot_home, "session-state", sid, "events.jsonl")
+    os.makedirs(os.path.dirname(events_file))
+    shutil.copyfile(os.path.join(replay.data_dir("copilot-cli"), "sessions", f"{sid}.events.jsonl"), events_file)
+    cenv = dict(env, COPILOT_HOME=copilot_home)
+
+    def call(name: str, i: int, tool: str = "bash") -> dict:
+        args = {"command": f'jevlin search "copilot {i}"'} if tool == "bash" else {"path": f"/w/f{i}.py"}
+        return dict(ev[name], sessionId=sid, timestamp=2_000_000_000_000 + i, toolName=tool, toolArgs=args)
+
+    def written(i: int) -> None:  # what Copilot has written by the time the post hook runs
+        ask = {"type": "assistant.message", "data": {"content": f"Searching for copilot {i}.", "model": "m",
+               "toolRequests": [{"toolCallId": f"toolu_b{i}", "name": "bash",
+                                 "arguments": {"command": f'jevlin search "copilot {i}"'}}]}, "timestamp": "x"}
+        own = {"type": "hook.start", "data": {"hookType": "postToolUse", "input": {
+               "sessionId": sid, "timestamp": 2_000_000_000_000 + i}}, "timestamp": "x"}
+        with open(events_file, "a") as f:
+            f.write(json.dumps(ask) + "\n" + json.dumps(own) + "\n")
+
+    def prep(name: str, i: int) -> tuple[str, bytes]:
+        if name == "preToolUse other":
+            return "preToolUse", json.dumps(call("preToolUse", i, "view")).encode()
+        if name == "postToolUse other":
+            return "postToolUse", json.dumps(call("postToolUse", i, "view")).encode()
+        if name == "preToolUse":
+            return name, json.dumps(call(name, i)).encode()
+        if name == "postToolUse":
+            subprocess.run(hook + ["preToolUse"], input=json.dumps(call("preToolUse", i)).encode(), env=cenv, check=True)
+            written(i)
+            return name, json.dumps(call(name, i)).encode()
+        if name == "userPromptSubmitted":
+            return name, json.dumps(dict(ev[name], sessionId=sid, prompt=f"prompt {i}")).encode()
+        if name == "agentStop":
+            subprocess.run(hook + ["userPromptSubmitted"], input=json.dumps(dict(ev["userPromptSubmitted"], sessionId=sid)).encode(),
+                           env=cenv, check=True)
+        if name in ("subagentStart", "subagentStop"):
+            return name, json.dumps(dict(ev[name], sessionId=sid, agentId=f"agent-{name}-{i}", parentAgentId=sid)).encode()
+        return name, json.dumps(dict(ev[name], sessionId=sid)).encode()
+
+    subprocess.run(hook + ["sessionStart"], input=json.dumps(ev["sessionStart"]).encode(), env=cenv, check=True)
+    subprocess.run(hook + ["userPromptSubmitted"], input=json.dumps(ev["userPromptSubmitted"]).encode(), env=cenv, check=True)
+    rows = []
+    for label in ("sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "preToolUse other",
+                  "postToolUse other", "preCompact", "subagentStart", "subagentStop", "agentStop", "sessionEnd"):
+        floor, took = [], []
+        for i in range(n):
+            name, data = prep(label, i)
+            floor.append(run(floor_cmd, b"", cenv))
+            took.append(run(hook + [name], data, cenv))
+        rows.append((f"copilot {label}", floor, took))
+    return rows
 
 
 def hermes_rows(n: int, env: dict[str, str], floor_cmd: list[str], tmp: str) -> list[tuple]:

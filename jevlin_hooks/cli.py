@@ -94,7 +94,7 @@ def _main(args: list[str]) -> int:
                        help="which harness (default: the ones found on this machine)")
         p.add_argument("--project", nargs="?", const=".", default=None,
                        help="the project's own hook file (.claude/settings.json, .codex/hooks.json, "
-                            ".cursor/hooks.json, .gemini/settings.json) instead of the user's")
+                            ".cursor/hooks.json, .gemini/settings.json, .github/hooks/jevlin.json) instead of the user's")
         p.add_argument("--dry-run", action="store_true", help="show the change, write nothing")
         p.add_argument("--notify", action="store_true",
                        help="codex: also set `notify` in config.toml (for Codex versions without hooks)")

@@ -54,7 +54,7 @@ def test_install_and_the_cli_take_the_registry(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("JEVLIN_HOME", str(tmp_path / ".jevlin"))
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
-    for var in ("CODEX_HOME", "HERMES_HOME", "PI_CODING_AGENT_DIR", "GEMINI_CLI_HOME"):
+    for var in ("CODEX_HOME", "HERMES_HOME", "PI_CODING_AGENT_DIR", "GEMINI_CLI_HOME", "COPILOT_HOME"):
         monkeypatch.delenv(var, raising=False)
     assert install.detect() == {}
     p = subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "install", "--help"], capture_output=True,

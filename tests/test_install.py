@@ -219,11 +219,12 @@ def test_cursor_round_trip_user_and_project(tmp_path):
 
 def test_install_all_dry_run(tmp_path):
     p = codex_cli(tmp_path, tmp_path / "codex", "install", "--harness", "all", "--dry-run")
-    assert p.returncode == 0 and p.stdout.count("(after)") == 7, "claude-code, codex, cursor, hermes (2), pi, gemini-cli"
+    assert p.returncode == 0 and p.stdout.count("(after)") == 8, "claude-code, codex, cursor, hermes (2), pi, gemini-cli, copilot-cli"
     assert "extensions/jevlin-hooks.js (after)" in p.stdout and "shell-hooks-allowlist.json (after)" in p.stdout
-    assert ".gemini/settings.json (after)" in p.stdout
+    assert ".gemini/settings.json (after)" in p.stdout and ".copilot/hooks/jevlin.json (after)" in p.stdout
     assert not (tmp_path / ".claude").exists() and not (tmp_path / ".cursor").exists()
     assert not (tmp_path / ".pi").exists() and not (tmp_path / ".hermes").exists() and not (tmp_path / ".gemini").exists()
+    assert not (tmp_path / ".copilot").exists()
 
 
 def test_install_without_harness_uses_what_is_found(tmp_path):

@@ -69,7 +69,8 @@ class Event(TypedDict, total=False):
     parent_call_id: str | None  # a subagent with a lineage of its own: its spawning call ...
     parent_turn_id: str | None  # ... and the parent's turn
     in_parent_process: bool
-    raw_session_id: str  # the harness's own session id before routing (Hermes)
+    raw_session_id: str  # the harness's own session id before routing (Hermes, Copilot)
+    hook_time: int | None  # the payload's own timestamp, ms (Copilot: finds the hook's line in its session file)
     platform: str | None  # Hermes: "subagent" for a child run
     result: dict[str, Any] | None  # what a search returned, for the local store (capture/results.py)
     # added by hook.py and the harness's enrich()

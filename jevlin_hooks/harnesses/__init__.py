@@ -51,6 +51,8 @@ REGISTRY = (
     Spec("hermes", "hermes", env_session="HERMES_SESSION_ID"),
     Spec("pi", "pi", env_session="JEVLIN_PI_SESSION_ID"),
     Spec("gemini-cli", "gemini_cli"),  # its shell tool names no session: the pending call does
+    # in a subagent's shell this names an id of Copilot's own, indexed at its first search (capture.from_env)
+    Spec("copilot-cli", "copilot_cli", env_session="COPILOT_AGENT_SESSION_ID"),
 )
 
 HARNESSES = tuple(s.name for s in REGISTRY)

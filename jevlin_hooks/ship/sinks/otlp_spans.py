@@ -33,9 +33,10 @@ KIND_INTERNAL = 1
 STATUS_UNSET, STATUS_OK, STATUS_ERROR = 0, 1, 2
 
 AGENT_NAMES = {"claude-code": "Claude Code", "codex": "Codex", "cursor": "Cursor", "pi": "Pi", "hermes": "Hermes",
-               "gemini-cli": "Gemini CLI"}
+               "gemini-cli": "Gemini CLI", "copilot-cli": "GitHub Copilot CLI"}
 # The tool each harness starts a subagent with: the name of the synthesized spawning-call span.
-SPAWN_TOOLS = {"claude-code": "Agent", "codex": "spawn_agent", "cursor": "Task", "gemini-cli": "invoke_agent"}
+SPAWN_TOOLS = {"claude-code": "Agent", "codex": "spawn_agent", "cursor": "Task", "gemini-cli": "invoke_agent",
+               "copilot-cli": "task"}
 # Harnesses whose recorded input token count already includes cached tokens (OpenAI's usage
 # shape); the others report disjoint buckets (Anthropic's), which GenAI's input_tokens sums.
 INPUT_INCLUDES_CACHED = {"codex", "gemini-cli"}
