@@ -433,7 +433,7 @@ def _install(ns: Any) -> int:
     except installkit.InstallError as exc:
         return _fail(str(exc))
     if ns.dry_run:
-        for change in plans:
+        for change in _one_per_file(plans):
             print(change.diff() or f"{change.path}: no change")
         return 0
     if not remove:
@@ -444,22 +444,65 @@ def _install(ns: Any) -> int:
         package = os.path.dirname(os.path.dirname(installkit.ENTRY))
         for part in ("capture", "harnesses"):
             compileall.compile_dir(os.path.join(package, part), quiet=1)
-    for change in plans:
-        if not change.changed:
-            print(f"{change.path}: already {'free of our hooks' if remove else 'up to date'}")
-            continue
-        try:
-            backup = installkit.apply(change)
-        except installkit.InstallError as exc:
-            return _fail(str(exc))
-        except OSError as exc:
-            return _fail(f"cannot write {change.path}: {exc.strerror or exc}")
-        verb = "removed our hooks from" if remove else "installed hooks in"
-        print(f"{verb} {change.path}" + (f" (backup: {backup})" if backup else ""))
+    code = _write_all(plans, remove)
+    if code:
+        return code
     if not remove:
         for h in chosen:
             print(install.next_step(h))
     return 0
+
+
+def _one_per_file(plans: list[Any], said: bool = False) -> list[Any]:
+    """The changes to distinct files: two names for one file (a symlink, a profile linked to the
+    main config) are planned alike, and the file is written once (``said``: and say so)."""
+    from jevlin_hooks import installkit
+
+    seen: dict[str, str] = {}
+    out = []
+    for change in plans:
+        key = installkit.same_file(change.path)
+        if key in seen:
+            if said and change.changed:
+                print(f"{change.path}: the same file as {seen[key]}")
+            continue
+        seen[key] = change.path
+        out.append(change)
+    return out
+
+
+def _write_all(plans: list[Any], remove: bool) -> int:
+    """Apply each change, one line each. Every lock first: a lock held by another
+    process fails the command (after a bounded wait, saying on whom) before any file changes."""
+    from jevlin_hooks import installkit
+
+    changes = _one_per_file(plans, said=True)
+    try:
+        with installkit.locks(changes, notice=lambda msg: print(f"jevlin-hooks: {msg}", file=sys.stderr)):
+            for change in changes:
+                _write_one(change, remove)
+    except installkit.InstallError as exc:
+        return _fail(str(exc))
+    return 0
+
+
+def _write_one(change: Any, remove: bool) -> None:
+    from jevlin_hooks import installkit
+
+    if not change.changed:
+        print(f"{change.path}: already {'free of our hooks' if remove else 'up to date'}")
+        return
+    link = os.path.islink(change.path)
+    try:
+        backup = installkit.apply(change, held=True)
+    except OSError as exc:
+        raise installkit.InstallError(f"cannot write {change.path}: {exc.strerror or exc}") from None
+    if change.after is None and link:
+        print(f"removed the symlink {change.path}; the file it named is left where it is")
+        return
+    verb = "removed our hooks from" if remove else "installed hooks in"
+    through = f" (through the symlink, in {os.path.realpath(change.path)})" if link else ""
+    print(f"{verb} {change.path}{through}" + (f" (backup: {backup})" if backup else ""))
 
 
 if __name__ == "__main__":

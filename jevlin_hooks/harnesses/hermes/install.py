@@ -99,11 +99,7 @@ def plan_config(path: str, remove: bool = False, tools: list[str] | None = None)
     from ruamel.yaml.comments import CommentedMap
     from ruamel.yaml.error import YAMLError
 
-    try:
-        with open(path, "rb") as f:
-            before: bytes | None = f.read()
-    except FileNotFoundError:
-        before = None
+    before = installkit.read_bytes(path)  # through a symlink; a dangling one is refused
     y = _yaml()
     try:
         text = before.decode("utf-8") if before else ""
@@ -187,11 +183,7 @@ def _script_mtime() -> str | None:
 def plan_allowlist(path: str, remove: bool = False) -> installkit.Change:
     """Our (event, command) approvals, in Hermes's own shape: {"approvals": [{event, command,
     approved_at, script_mtime_at_approval}]}, written as Hermes writes it (indent 2, sorted keys)."""
-    try:
-        with open(path, "rb") as f:
-            before: bytes | None = f.read()
-    except FileNotFoundError:
-        before = None
+    before = installkit.read_bytes(path)  # through a symlink; a dangling one is refused
     try:
         data = json.loads(before.decode("utf-8")) if before and before.strip() else {}
     except (ValueError, UnicodeDecodeError) as exc:
