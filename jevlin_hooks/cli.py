@@ -542,7 +542,7 @@ def _uninstall(ns: Any, plans: list[Any], purge: bool) -> int:
         elif not hooks:
             print("no hooks of ours to remove")
         return 0
-    if left is not None and not ns.yes:
+    if left is not None and not ns.yes and not uninstall.nothing_here(left, hooks):
         if not sys.stdin.isatty():
             return _fail(uninstall.no_terminal(left, hooks))
         print("\n".join(uninstall.plan_lines(left, hooks)))

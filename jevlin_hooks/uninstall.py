@@ -235,12 +235,17 @@ def plan_lines(s: Survey, hooks: list[Change]) -> list[str]:
     return out
 
 
+def nothing_here(s: Survey, hooks: list[Change]) -> bool:
+    """Nothing for --purge to remove: no question to ask."""
+    return not (hooks or s.service or s.pid or s.home_exists or s.cache)
+
+
 def no_terminal(s: Survey, hooks: list[Change]) -> str:
     what = (["our hooks"] if hooks else []) + (["the service unit"] if s.service else []) \
         + ([f"the daemon (pid {s.pid})"] if s.pid else []) + ([s.home] if s.home_exists else []) \
         + ([s.cache] if s.cache else [])
     n = s.undelivered
-    return ("uninstall --purge removes " + (", ".join(what) or "nothing here")
+    return ("uninstall --purge removes " + ", ".join(what)
             + (f" ({n} record(s) not delivered yet, never to be sent)" if n else "")
             + "; there is no terminal to ask on: add --yes to go ahead")
 
@@ -251,25 +256,23 @@ def _run(argv: Sequence[str]) -> subprocess.CompletedProcess[str]:
 
 def remove_service(path: str, run: Runner = _run, platform: str | None = None) -> list[str]:
     """Stop and disable the service the unit at ``path`` runs, then remove the unit."""
-    out = []
-    if (platform or sys.platform) == "darwin":
-        steps = [["launchctl", "unload", "-w", path]]
-    else:
-        steps = [["systemctl", "--user", "disable", "--now", SERVICE_NAME]]
-    for argv in steps:
-        why = _try(run, argv)
-        out.append(f"ran `{shlex.join(argv)}`" if why is None else
-                   f"could not run `{shlex.join(argv)}` ({why}); the unit goes anyway")
-    if (platform or sys.platform) != "darwin":
-        unit_dir = os.path.dirname(path)
-        # what `systemctl enable` links to the unit: gone with it, even when systemctl could not be reached
-        for wants in _wants_dirs(unit_dir):
-            link = os.path.join(wants, SERVICE_NAME)
-            if os.path.islink(link) and os.path.realpath(link) == os.path.realpath(path):
-                os.unlink(link)
-    os.unlink(path)
+    systemd = (platform or sys.platform) != "darwin"
+    argv = ["systemctl", "--user", "disable", "--now", SERVICE_NAME] if systemd else ["launchctl", "unload", "-w", path]
+    why = _try(run, argv)
+    out = [f"ran `{shlex.join(argv)}`" if why is None else
+           f"could not run `{shlex.join(argv)}` ({why}); the unit goes anyway"]
+    try:
+        if systemd:
+            # what `systemctl enable` linked to the unit goes with it, even when systemctl could not be reached
+            for wants in _wants_dirs(os.path.dirname(path)):
+                link = os.path.join(wants, SERVICE_NAME)
+                if os.path.islink(link) and os.path.realpath(link) == os.path.realpath(path):
+                    os.unlink(link)
+        os.unlink(path)
+    except OSError as exc:
+        return [*out, f"left {exc.filename or path}: {exc.strerror or exc}"]
     out.append(f"removed {path}")
-    if (platform or sys.platform) != "darwin":
+    if systemd:
         _try(run, ["systemctl", "--user", "daemon-reload"])  # best effort: it forgets the unit now
     return out
 
@@ -306,8 +309,8 @@ def purge(s: Survey, run: Runner = _run) -> list[str]:
     ok, msg = control.stop(s.home)  # `jevlin-hooks daemon stop`'s own path
     if not ok:
         raise PurgeError(f"{msg}; {s.home} and the cache are left: run the command again")
-    if s.pid:
-        out.append(msg)
+    if s.pid:  # stopped now, or with its service just before
+        out.append(msg if msg.startswith("daemon stopped") else f"daemon stopped (pid {s.pid}) with its service")
     if s.home_exists:
         out += _remove_home(s)
     if s.cache:
@@ -324,9 +327,12 @@ def _remove_home(s: Survey) -> list[str]:
     except OSError:
         rest = []
     if not problems and not rest:
-        os.rmdir(real)
-        if real != os.path.abspath(s.home) and os.path.islink(s.home):
-            os.unlink(s.home)  # the link to the home just removed would name nothing
+        try:
+            os.rmdir(real)
+            if real != os.path.abspath(s.home) and os.path.islink(s.home):
+                os.unlink(s.home)  # the link to the home just removed would name nothing
+        except OSError as exc:  # a hook that just ran made something there again
+            return [f"removed what is ours in {s.home}", f"left {s.home}: {exc.strerror or exc}"]
         return [f"removed {s.home}: {what}"]
     out = [f"removed what is ours in {s.home}"] + [f"left {p}" for p in problems]
     if rest:

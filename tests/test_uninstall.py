@@ -135,6 +135,8 @@ def test_plain_uninstall_says_what_it_leaves_and_nothing_of_other_harnesses(user
 def test_uninstall_with_nothing_installed_says_so_in_one_line(user):
     out = user.ok("uninstall", "--harness", "all")
     assert out == "no hooks of ours to remove\n"
+    out = user.ok("uninstall", "--purge")  # nothing to remove: nothing to ask, even without a terminal
+    assert out.startswith("no hooks of ours to remove\n") and "removed" not in out
 
 
 def test_purge_without_a_terminal_refuses_in_one_line_and_changes_nothing(user):
@@ -317,3 +319,16 @@ def test_installs_record_names_the_harness_and_project(user):
     recs = json.loads((user.jhome / "state" / "installs.json").read_text())
     rec = recs[str(proj / ".cursor" / "hooks.json")]
     assert rec["harness"] == "cursor" and rec["project"] == str(proj)
+
+
+def test_purge_of_a_symlinked_home_removes_it_and_the_link(user):
+    real = user.root / "sync" / "jevlin"
+    real.mkdir(parents=True, mode=0o700)
+    user.home.mkdir(exist_ok=True)
+    os.symlink(real, user.jhome)
+    user.ok("install", "--harness", "claude-code")
+    assert (real / "state" / "installs.json").exists()
+    out = user.ok("uninstall", "--purge", "--yes")
+    assert f"removed {user.jhome}: " in out
+    assert not os.path.lexists(user.jhome) and not real.exists() and (user.root / "sync").is_dir()
+    assert user.settings.read_bytes() == SETTINGS
