@@ -100,6 +100,11 @@ def _main(args: list[str]) -> int:
                        help="codex: also set `notify` in config.toml (for Codex versions without hooks)")
         p.add_argument("--chain", action="store_true",
                        help="codex --notify: keep an existing notify program, run after ours")
+        if name == "uninstall":
+            p.add_argument("--purge", action="store_true",
+                           help="also stop the daemon (and its service unit), remove JEVLIN_HOME (config, key, "
+                                "queue, local store) and the scrubber's cache; asks first")
+            p.add_argument("--yes", action="store_true", help="--purge without asking (needed without a terminal)")
     sc = sub.add_parser("scrub", help="scrub stdin to stdout with the privacy rules")
     sc.add_argument("--list-rules", action="store_true", help="list every rule and what it removes")
     sc.add_argument("--markdown", action="store_true", help="with --list-rules: docs/privacy.md")
@@ -445,6 +450,10 @@ def _install(ns: Any) -> int:
     from jevlin_hooks import harnesses, install, installkit
 
     remove = ns.cmd == "uninstall"
+    purge = remove and ns.purge
+    if purge and (ns.harness not in (None, "all") or ns.project is not None):
+        return _fail("--purge removes what every harness shares: use it with --harness all (or no --harness) "
+                     "and without --project")
     if ns.harness is None:
         picked = _pick_harnesses(remove)
         if isinstance(picked, int):
@@ -458,33 +467,138 @@ def _install(ns: Any) -> int:
             plans.extend(install.plans_for(h, ns.project, remove, {"notify": ns.notify, "chain": ns.chain}))
     except installkit.InstallError as exc:
         return _fail(str(exc))
+    if remove:
+        return _uninstall(ns, plans, purge)
     if ns.dry_run:
-        for change in plans:
+        for change in _one_per_file(plans):
             print(change.diff() or f"{change.path}: no change")
         return 0
-    if not remove:
-        import compileall
+    import compileall
 
-        # Hooks run with -I -S from this package: make sure they never pay for compiling it
-        # (the hook path's own modules, and each harness's capture module).
-        package = os.path.dirname(os.path.dirname(installkit.ENTRY))
-        for part in ("capture", "harnesses"):
-            compileall.compile_dir(os.path.join(package, part), quiet=1)
+    # Hooks run with -I -S from this package: make sure they never pay for compiling it
+    # (the hook path's own modules, and each harness's capture module).
+    package = os.path.dirname(os.path.dirname(installkit.ENTRY))
+    for part in ("capture", "harnesses"):
+        compileall.compile_dir(os.path.join(package, part), quiet=1)
+    code = _write_all(plans, remove=False)
+    if code:
+        return code
+    for h in chosen:
+        print(install.next_step(h))
+    return 0
+
+
+def _one_per_file(plans: list[Any], said: bool = False) -> list[Any]:
+    """The changes to distinct files: two names for one file (a symlink, a profile linked to the
+    main config) are planned alike, and the file is written once (``said``: and say so)."""
+    from jevlin_hooks import installkit
+
+    seen: dict[str, str] = {}
+    out = []
     for change in plans:
-        if not change.changed:
-            print(f"{change.path}: already {'free of our hooks' if remove else 'up to date'}")
+        key = installkit.same_file(change.path)
+        if key in seen:
+            if said and change.changed:
+                print(f"{change.path}: the same file as {seen[key]}")
             continue
+        seen[key] = change.path
+        out.append(change)
+    return out
+
+
+def _write_all(plans: list[Any], remove: bool) -> int:
+    """Apply each change, one line each; nothing for a file that needs none on uninstall (a
+    harness never installed into has nothing to say). Every lock first: a lock held by another
+    process fails the command (after a bounded wait, saying on whom) before any file changes."""
+    from jevlin_hooks import installkit
+
+    changes = _one_per_file(plans, said=True)
+    try:
+        with installkit.locks(changes, notice=lambda msg: print(f"jevlin-hooks: {msg}", file=sys.stderr)):
+            for change in changes:
+                _write_one(change, remove)
+    except installkit.InstallError as exc:
+        return _fail(str(exc))
+    return 0
+
+
+def _write_one(change: Any, remove: bool) -> None:
+    from jevlin_hooks import installkit
+
+    if not change.changed:
+        if not remove:
+            print(f"{change.path}: already up to date")
+        return
+    link = os.path.islink(change.path)
+    try:
+        backup = installkit.apply(change, held=True)
+    except OSError as exc:
+        raise installkit.InstallError(f"cannot write {change.path}: {exc.strerror or exc}") from None
+    if change.after is None and link:
+        print(f"removed the symlink {change.path}; the file it named is left where it is")
+        return
+    verb = "removed our hooks from" if remove else "installed hooks in"
+    through = f" (through the symlink, in {os.path.realpath(change.path)})" if link else ""
+    print(f"{verb} {change.path}{through}" + (f" (backup: {backup})" if backup else ""))
+
+
+def _uninstall(ns: Any, plans: list[Any], purge: bool) -> int:
+    """Our hooks out; then, plainly, what is left and how to remove it, or with --purge (asked
+    first on a terminal; --yes without one) all of it."""
+    from jevlin_hooks import installkit, uninstall
+    from jevlin_hooks.base import paths
+
+    home = paths.home()
+    left = None
+    if purge:
+        why = uninstall.refusal(home)
+        if why:
+            return _fail(why)
+        left = uninstall.survey(home, plans)
         try:
-            backup = installkit.apply(change)
+            plans = plans + uninstall.project_plans(left)
         except installkit.InstallError as exc:
             return _fail(str(exc))
-        except OSError as exc:
-            return _fail(f"cannot write {change.path}: {exc.strerror or exc}")
-        verb = "removed our hooks from" if remove else "installed hooks in"
-        print(f"{verb} {change.path}" + (f" (backup: {backup})" if backup else ""))
-    if not remove:
-        for h in chosen:
-            print(install.next_step(h))
+    hooks = [c for c in _one_per_file(plans) if c.changed]
+    if ns.dry_run:
+        for change in hooks:
+            print(change.diff())
+        if left is not None:
+            print("\n".join(uninstall.plan_lines(left, hooks)))
+        elif not hooks:
+            print("no hooks of ours to remove")
+        return 0
+    if left is not None and not ns.yes and not uninstall.nothing_here(left, hooks):
+        if not sys.stdin.isatty():
+            return _fail(uninstall.no_terminal(left, hooks))
+        print("\n".join(uninstall.plan_lines(left, hooks)))
+        if input("Remove all of this? [y/N] ").strip().lower() not in ("y", "yes"):
+            print("nothing removed")
+            return 1
+    # the hooks first: state/installs.json in the home is what gives the user's files back byte for byte
+    code = _write_all(plans, remove=True)
+    if code:
+        return code
+    if not hooks:
+        print("no hooks of ours to remove")
+    if left is None:
+        for line in uninstall.left_lines(uninstall.survey(home, plans)):
+            print(line)
+        return 0
+    try:
+        lines = uninstall.purge(left)
+    except uninstall.PurgeError as exc:
+        return _fail(str(exc))
+    for line in lines:
+        print(line)
+    keep = [e for e in left.elsewhere if not e.project]
+    for e in keep:
+        print(f"left our hooks in {e.path}: {e.how()}")
+    if left.backups:
+        print(f"kept {len(left.backups)} backup(s) of your files as they were before an install "
+              f"(delete them if you do not need them): {', '.join(left.backups)}")
+    print("jevlin-hooks itself is still installed: `pipx uninstall jevlin-hooks` (or `uv tool uninstall "
+          "jevlin-hooks`, or remove its venv)")
     return 0
 
 

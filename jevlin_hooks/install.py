@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from jevlin_hooks import harnesses
@@ -10,7 +11,11 @@ from jevlin_hooks.installkit import Change
 
 
 def plans_for(harness: str, project: str | None, remove: bool, opts: dict[str, Any] | None = None) -> list[Change]:
-    return list(harnesses.installer(harness).plans(project, remove, opts or {}))
+    out = list(harnesses.installer(harness).plans(project, remove, opts or {}))
+    for change in out:  # kept in the install record: uninstall can name the command that removes it
+        change.harness = harness
+        change.project = None if project is None else os.path.abspath(project)
+    return out
 
 
 def next_step(harness: str) -> str:

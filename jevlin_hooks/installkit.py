@@ -10,16 +10,26 @@ restores the file as it was just before our install, byte for byte, when the fil
 exactly what we wrote, and otherwise removes only our entries; where nothing of ours is
 installed it writes nothing), and careful: a file we cannot parse is left untouched with a
 clear message.
+
+A config that is a symlink (stow, chezmoi's symlink mode, yadm alternates, a hand-made link:
+a dotfile manager's doing) stays one: reads follow it, and a write lands on the file it finally
+names (a temp file beside that file, renamed over it), so the link and the user's dotfiles repo
+stay as they were arranged. A dangling link, a link to something that is not a regular file, and
+a file owned by another user are refused with a one-line reason before anything is written.
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import errno
 import hashlib
 import json
 import os
+import stat
 import sys
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +56,10 @@ class Change:
     # and the change is refused if the file moved since it was planned
     lock: str | None = None
     backup: bool = True  # False for a file that is wholly ours (Pi's extension): nothing to restore
+    # which harness planned it, and for --project which project: kept in the install record, so
+    # `uninstall` can name (and --purge remove) our hooks in files another command wrote
+    harness: str | None = None
+    project: str | None = None
 
     @property
     def changed(self) -> bool:
@@ -108,12 +122,52 @@ def found(program: str, *dirs: str) -> str | None:
 # --- reading and merging ------------------------------------------------------------------------
 
 
-def read_bytes(path: str) -> bytes | None:
+def resolve(path: str) -> str:
+    """The file a write to ``path`` changes: ``path`` itself, or for a symlink (a chain of them,
+    relative or absolute) the file it finally names. Raises InstallError, one line, for what we
+    must not write: a dangling link, a link loop, anything but a regular file, a file owned by
+    another user. An absent ``path`` is itself (it will be created)."""
     try:
-        with open(path, "rb") as f:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return path
+    except OSError as exc:
+        raise InstallError(f"{path} cannot be read ({exc.strerror}); left untouched") from None
+    real = path
+    if stat.S_ISLNK(st.st_mode):
+        real = os.path.realpath(path)
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            raise InstallError(f"{path} is a symlink to {real}, which does not exist (a dangling link); "
+                               "left untouched: point it at a file or remove it") from None
+        except OSError as exc:
+            why = "a symlink loop" if exc.errno == errno.ELOOP else exc.strerror
+            raise InstallError(f"{path} is a symlink that cannot be followed ({why}); left untouched") from None
+    link = f" (a symlink to {real})" if real != path else ""
+    if not stat.S_ISREG(st.st_mode):
+        raise InstallError(f"{path}{link} is not a regular file; left untouched")
+    if st.st_uid != os.geteuid():
+        raise InstallError(f"{path}{link} is owned by uid {st.st_uid}, not you (uid {os.geteuid()}); left untouched")
+    return real
+
+
+def same_file(path: str) -> str:
+    """One name per file, whatever links lead to it (two links to one config are one file)."""
+    return os.path.realpath(path)
+
+
+def read_bytes(path: str) -> bytes | None:
+    """The bytes of the file ``path`` names (through any symlink); None when it is absent.
+    Raises InstallError for a file that must not be written (``resolve``)."""
+    real = resolve(path)
+    try:
+        with open(real, "rb") as f:
             return f.read()
     except FileNotFoundError:
         return None
+    except OSError as exc:
+        raise InstallError(f"{path} cannot be read ({exc.strerror}); left untouched") from None
 
 
 def read_json(path: str) -> tuple[bytes | None, dict[str, Any]]:
@@ -335,19 +389,34 @@ def set_member(text: str, key: str, value: Any) -> str:
 # --- backups, restore, the write ---------------------------------------------------------------
 
 BACKUP_SUFFIX = ".jevlin-backup"
+# How long a write waits for a lock the harness itself holds (Hermes's allowlist) before it gives
+# up and says who holds it; JEVLIN_INSTALL_LOCK_WAIT (seconds) sets another bound.
+LOCK_WAIT_S = 10.0
 
 
 def _record_path() -> str:
     return os.path.join(paths.home(), "state", "installs.json")
 
 
-def _records() -> dict[str, Any]:
+def records() -> dict[str, Any]:
+    """What install wrote, by file: {real path: {path, harness, project, after_sha256, backup,
+    pristine, created_dirs}} (``path`` as the harness names it, a symlink perhaps)."""
     try:
         with open(_record_path(), encoding="utf-8") as f:
             data = json.load(f)
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}
+
+
+def _record(recs: dict[str, Any], path: str) -> tuple[str, dict[str, Any] | None]:
+    """The record of the file ``path`` names and its key: the file's real path (one record
+    however many links lead to it), or the path as named (how earlier versions keyed it)."""
+    for key in (same_file(path), os.path.abspath(path)):
+        rec = recs.get(key)
+        if isinstance(rec, dict):
+            return key, rec
+    return same_file(path), None
 
 
 def _sha(data: bytes) -> str:
@@ -357,12 +426,14 @@ def _sha(data: bytes) -> str:
 def _restorable(path: str, current: bytes | None) -> bytes | None:
     """The file as it was just before our own install, if the file is still exactly what we
     wrote and that copy is intact; else None (then only our entries are removed)."""
-    rec = _records().get(os.path.abspath(path))
+    _, rec = _record(records(), path)
     if not rec or current is None or _sha(current) != rec.get("after_sha256"):
         return None
     pristine = rec.get("pristine")
     if pristine == "absent":
-        return b"\0absent"  # the file did not exist before we created it
+        # We created the file. A symlink there now is the user's doing (a dotfile manager
+        # adopted it): the link stays, only our entries leave.
+        return None if os.path.islink(path) else b"\0absent"
     if not isinstance(pristine, str) or not isinstance(rec.get("backup"), str):
         return None
     try:
@@ -374,6 +445,7 @@ def _restorable(path: str, current: bytes | None) -> bytes | None:
 
 
 def _write(path: str, data: bytes, mode: int) -> None:
+    """``path`` whole or not at all: a temp file beside it (never through a link), fsync, rename."""
     tmp = path + ".jevlin-tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, mode)
     with os.fdopen(fd, "wb") as f:
@@ -383,68 +455,135 @@ def _write(path: str, data: bytes, mode: int) -> None:
     os.replace(tmp, path)
 
 
-def apply(change: Change) -> str | None:
+def apply(change: Change, notice: Callable[[str], None] | None = None, held: bool = False) -> str | None:
     """Write the change (backup first). Returns the backup path, if one was written.
 
     One backup per file, ``<file>.jevlin-backup``, the newest: the file as it was before our
     last change. It is not rewritten when the file is exactly what we wrote last (a reinstall):
     then it still holds the file as it was before our install, which uninstall restores.
+
+    A change with a lock takes it (unless ``held``: ``locks`` took it), waiting at most
+    LOCK_WAIT_S (``notice`` hears once that it waits, and on whom), then gives up with
+    InstallError, having written nothing.
     """
     if not change.changed:
         return None
     if change.lock is None:
         return _apply(change)
-    import fcntl
-
-    os.makedirs(os.path.dirname(change.lock), exist_ok=True)
-    with open(change.lock, "a+", encoding="utf-8") as lock:
-        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+    with contextlib.ExitStack() as stack:
+        if not held:
+            stack.enter_context(_held(change.lock, change.path, notice))
         if read_bytes(change.path) != change.before:
             raise InstallError(f"{change.path} changed while we were planning; left untouched, run the command again")
         return _apply(change)
 
 
+@contextlib.contextmanager
+def locks(changes: list[Change], notice: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Every lock the changes need, held together, taken in one order: a lock that stays held
+    fails the command before any file is written (no hooks left installed but not approved)."""
+    wanted = {c.lock: c.path for c in changes if c.changed and c.lock is not None}
+    with contextlib.ExitStack() as stack:
+        for lock in sorted(wanted):
+            stack.enter_context(_held(lock, wanted[lock], notice))
+        yield
+
+
+def _lock_wait() -> float:
+    try:
+        return max(0.0, float(os.environ.get("JEVLIN_INSTALL_LOCK_WAIT", LOCK_WAIT_S)))
+    except ValueError:
+        return LOCK_WAIT_S
+
+
+@contextlib.contextmanager
+def _held(lock: str, path: str, notice: Callable[[str], None] | None) -> Iterator[None]:
+    """``lock`` held (flock, exclusive) while the block runs, waited for a bounded time."""
+    import fcntl
+
+    os.makedirs(os.path.dirname(lock), exist_ok=True)
+    wait = _lock_wait()
+    with open(lock, "a+", encoding="utf-8") as f:
+        deadline = time.monotonic() + wait
+        told = False
+        while True:
+            try:
+                fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                pass
+            if time.monotonic() >= deadline:
+                raise InstallError(f"{path}: its lock {lock} is held by {_holder(lock)} and was not released "
+                                   f"within {wait:g}s; left untouched: let that finish (or end it), then run "
+                                   "the command again")
+            if not told and notice is not None:
+                notice(f"waiting up to {wait:g}s for {lock}, held by {_holder(lock)}")
+                told = True
+            time.sleep(0.05)
+        yield  # the lock goes with the file
+
+
+def _holder(lock: str) -> str:
+    """Who holds ``lock``: "pid N (name)" where the system says (Linux), else "another process"."""
+    from jevlin_hooks.ship.control import _lock_holder  # the daemon's lock reads /proc/locks the same way
+
+    pid = _lock_holder(lock)
+    if not pid:
+        return "another process"
+    try:
+        with open(f"/proc/{pid}/comm", encoding="utf-8", errors="replace") as f:
+            return f"pid {pid} ({f.read().strip()})"
+    except OSError:
+        return f"pid {pid}"
+
+
 def _apply(change: Change) -> str | None:
-    recs = _records()
-    key = os.path.abspath(change.path)
-    prev = recs.get(key) if isinstance(recs.get(key), dict) else None
+    recs = records()
+    old_key, prev = _record(recs, change.path)
+    recs.pop(old_key, None)
+    key = same_file(change.path)
     ours_as_written = bool(prev and change.before is not None and _sha(change.before) == prev.get("after_sha256"))
+    real = resolve(change.path)  # the file, or the file its symlink names (refused: nothing written)
     mode = 0o600
     try:
-        mode = os.stat(change.path).st_mode & 0o777
+        mode = os.stat(real).st_mode & 0o777
     except FileNotFoundError:
         pass
     backup = None
     created: list[str] = []
     if change.before is not None and change.backup and not ours_as_written:
+        # beside the name the harness reads, a file of its own: never inside the dotfiles
+        # repository a link leads to, where it would be committed or linked back
         backup = change.path + BACKUP_SUFFIX
         _write(backup, change.before, mode)
     if change.after is None:
-        os.unlink(change.path)
+        os.unlink(change.path)  # a symlink: the link goes; the file it names is the user's to keep
         for d in (prev or {}).get("created_dirs", []):  # deepest first
             try:
                 os.rmdir(d)  # only when empty: anything of the user's keeps it
             except OSError:
                 break
     else:
-        d = os.path.dirname(key)
+        d = os.path.dirname(os.path.abspath(real))
         while not os.path.exists(d):
             created.append(d)
             d = os.path.dirname(d)
-        os.makedirs(os.path.dirname(change.path), exist_ok=True)
-        _write(change.path, change.after, mode)
+        os.makedirs(os.path.dirname(os.path.abspath(real)), exist_ok=True)
+        _write(real, change.after, mode)
+    where = {"path": os.path.abspath(change.path), "harness": change.harness, "project": change.project}
     if change.after is None or _is_uninstall(change):
-        recs.pop(key, None)
+        pass  # nothing of ours left in the file: nothing to remember
     elif change.before is None or MARK.encode() not in change.before:
         # our install into the user's own file (or none): this is what uninstall restores
         pristine = "absent" if change.before is None else (_sha(change.before) if backup else None)
-        recs[key] = {"after_sha256": _sha(change.after), "backup": backup, "pristine": pristine,
+        recs[key] = {**where, "after_sha256": _sha(change.after), "backup": backup, "pristine": pristine,
                      "created_dirs": created}
     elif ours_as_written and prev is not None:
-        recs[key] = {**prev, "after_sha256": _sha(change.after)}  # a reinstall over our own output
+        recs[key] = {**prev, **where, "after_sha256": _sha(change.after)}  # a reinstall over our own output
     else:
         # ours, but edited since: there is no "as it was before our install" to go back to
-        recs[key] = {"after_sha256": _sha(change.after), "backup": None, "pristine": None, "created_dirs": []}
+        recs[key] = {**where, "after_sha256": _sha(change.after), "backup": None, "pristine": None,
+                     "created_dirs": []}
     os.makedirs(os.path.dirname(_record_path()), mode=0o700, exist_ok=True)
     with open(_record_path(), "w", encoding="utf-8") as f:
         json.dump(recs, f)

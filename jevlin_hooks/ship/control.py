@@ -210,22 +210,28 @@ LAUNCHD = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
+def service_path(platform: str | None = None, base: str | None = None) -> str:
+    """Where install_service writes the user service file (uninstall --purge removes it)."""
+    base = base or os.path.expanduser("~")
+    if (platform or sys.platform) == "darwin":
+        return os.path.join(base, "Library", "LaunchAgents", "dev.jevlin.hooks.plist")
+    return os.path.join(os.environ.get("XDG_CONFIG_HOME") or os.path.join(base, ".config"),
+                        "systemd", "user", "jevlin-hooks.service")
+
+
 def install_service(home: str, platform: str | None = None, base: str | None = None) -> tuple[str, str]:
     """Write the user service file; returns (path, the command that enables it)."""
     platform = platform or sys.platform
-    base = base or os.path.expanduser("~")
+    path = service_path(platform, base)
     cmd = command()
     if platform == "darwin":
         from xml.sax.saxutils import escape
 
-        path = os.path.join(base, "Library", "LaunchAgents", "dev.jevlin.hooks.plist")
         body = LAUNCHD.format(args="".join(f"<string>{escape(a)}</string>" for a in cmd), home=escape(home))
         enable = f"launchctl load -w {path}"
     else:
         import shlex
 
-        path = os.path.join(os.environ.get("XDG_CONFIG_HOME") or os.path.join(base, ".config"),
-                            "systemd", "user", "jevlin-hooks.service")
         body = SYSTEMD.format(cmd=shlex.join(cmd), home=home)
         enable = "systemctl --user daemon-reload && systemctl --user enable --now jevlin-hooks.service"
     os.makedirs(os.path.dirname(path), exist_ok=True)

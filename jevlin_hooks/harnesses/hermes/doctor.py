@@ -22,6 +22,9 @@ def check(out: installkit.Findings) -> None:
                 data = install._yaml().load(f)
         except FileNotFoundError:
             data = None
+        except installkit.InstallError as exc:  # read, but refused: aliases that expand too far
+            out.append((False, f"hermes: {path}: {exc}; fix it, then {fix}"))
+            continue
         except Exception as exc:  # noqa: BLE001 - any parse failure is the user's to fix
             out.append((False, f"hermes: {path} is not valid YAML ({type(exc).__name__}); fix it, then {fix}"))
             continue

@@ -52,11 +52,7 @@ def is_ours(data: bytes | None) -> bool:
 
 
 def plan(path: str, remove: bool = False) -> installkit.Change:
-    try:
-        with open(path, "rb") as f:
-            before: bytes | None = f.read()
-    except FileNotFoundError:
-        before = None
+    before = installkit.read_bytes(path)  # through a symlink; a dangling one is refused
     if before is not None and not is_ours(before):
         raise installkit.InstallError(f"{path} exists and is not ours; left untouched")
     # No backup: the file is ours alone, and a backup beside it would sit in Pi's extensions dir.
