@@ -70,7 +70,7 @@ def test_round_trip_leaves_the_copilot_home_byte_identical(user):
     p = cli(str(user), "uninstall", "--harness", "copilot-cli")
     assert p.returncode == 0 and "removed our hooks from" in p.stdout, p.stderr
     assert snapshot(str(ch)) == before
-    assert "already free of our hooks" in cli(str(user), "uninstall", "--harness", "copilot-cli").stdout
+    assert "no hooks of ours to remove" in cli(str(user), "uninstall", "--harness", "copilot-cli").stdout
 
 
 def test_install_on_a_fresh_machine_and_uninstall_leave_nothing(tmp_path):
