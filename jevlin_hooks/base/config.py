@@ -24,7 +24,7 @@ def defaults() -> dict[str, Any]:
     return {
         "trace": "on",
         "miner": {"turn_end": False},
-        "ship": {"sink": "local", "endpoint": "", "api_key": "", "headers": {}, "otlp_protocol": ""},
+        "ship": {"sink": "local", "endpoint": "", "api_key": "", "headers": {}, "otlp_protocol": "", "timeout_s": 120.0},
         "search": {
             "shell_commands": ["jevlin search"],
             "tools": ["WebSearch", "web_search", "mcp__jevlin__*", "mcp_jevlin_*"],
@@ -49,6 +49,7 @@ _TYPES: dict[tuple[str, ...], type | tuple[type, ...]] = {
     ("ship", "api_key"): str,
     ("ship", "headers"): dict,
     ("ship", "otlp_protocol"): str,
+    ("ship", "timeout_s"): (int, float),
     ("search", "shell_commands"): list,
     ("search", "tools"): list,
     ("daemon", "autostart"): bool,
