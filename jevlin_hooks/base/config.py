@@ -30,7 +30,7 @@ def defaults() -> dict[str, Any]:
             "tools": ["WebSearch", "web_search", "mcp__jevlin__*", "mcp_jevlin_*"],
         },
         "daemon": {"autostart": True, "batch_size": 500, "batch_bytes": 1048576, "backoff_max_s": 300.0,
-                   "rescan_s": 5.0, "abandon_after_s": 3600.0},
+                   "rescan_s": 30.0, "abandon_after_s": 3600.0},
         "spool": {"max_mb": 512},
         "retention": {"days": 30},
         "privacy": {"disabled_rules": [], "local_results": True},
