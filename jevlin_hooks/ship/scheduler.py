@@ -111,6 +111,11 @@ class Scheduler:
         st.update(pid=os.getpid(), started=time.time(), running=True)
         self.deliverer.start()
         self.report.save(force=True)
+        if not self.once:
+            try:
+                self.watcher.start()
+            except (OSError, ImportError) as exc:  # an inotify watch limit: the rescan still finds everything
+                self.report.log(f"cannot watch the queue ({one_line(exc)}); rescanning it every [daemon] rescan_s")
 
     def _shutdown(self) -> None:
         self.watcher.stop()
@@ -216,7 +221,6 @@ class Scheduler:
             if d.wait_left() > 0:  # no usable key: as for a failed send
                 return self._idle(spool_events=False, longest=d.wait_left())
             return self._idle(spool_events=True)
-        self.watcher.stop()
         spool.pin(self.home)
         try:
             d.send(self.once)
@@ -229,13 +233,11 @@ class Scheduler:
 
     def _idle(self, spool_events: bool, longest: float | None = None) -> float:
         """Wait for an event: seconds to wait at most (0: a record came while the watcher was not
-        listening for it)."""
-        listening = self.watcher.on and self.watcher.spool_events
+        listening for new records)."""
+        listening = self.watcher.spool_events
         self.watcher.spool_events = spool_events
-        if not self.once:
-            self.watcher.start()
         if spool_events and not listening and spool.oldest(self.home, 1):
-            return 0.0  # queued while nothing listened: no event will come
+            return 0.0  # queued while its event was ignored: no other will come
         wait = max(float(self.cfg["daemon"]["rescan_s"]), 0.0)
         if longest is not None:
             wait = min(wait, longest)

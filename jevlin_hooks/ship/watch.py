@@ -1,14 +1,13 @@
-"""What wakes an idle daemon: a record arriving in ``spool/new``, or ``config.toml`` changing.
+"""What wakes a waiting daemon: a record arriving in ``spool/new``, or ``config.toml`` changing.
 
 File system events (watchdog: inotify, FSEvents, kqueue) set ``wake``, so the daemon sleeps until
 there is something to do; its periodic rescan (``[daemon] rescan_s``) is only the safety net for
-events the system drops. Only what matters wakes it: a file created or moved into ``new/`` (not
-the daemon's own deletes there, nor any file being opened or read), and a write, creation or
-rename of ``config.toml`` in the home (not the hooks reading it on every event).
-
-The watcher runs while the daemon waits (an empty queue, a backoff, tracing off) and is stopped
-while it drains a backlog: each of its own deletes would raise one more event, which cost up to
-40% of throughput.
+events the system drops. The kernel is asked only for what matters: in ``new/``, a file created
+or moved in (not the daemon's own reads and deletes there, which used to cost up to 40% of a
+drain's throughput as events); in the home, a file created, moved in, or closed after a write
+(the way config.toml changes; not the hooks reading it on every event, nor the local store's
+writes to its open database). So one watcher runs for the daemon's life: started once, never
+started again between batches, it can miss nothing in between.
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from typing import Any
 
 from jevlin_hooks.base import config
 
-OBSERVER_TIMEOUT_S = 30.0  # older watchdog versions poll their event queue this often (7.x blocks)
+OBSERVER_TIMEOUT_S = 30.0  # watchdog before 2.1.7 polls its event queue this often (later ones block)
 
 
 class Watcher:
@@ -31,18 +30,13 @@ class Watcher:
         self.new_dir = os.path.join(home, "spool", "new")
         self.config_path = os.path.join(home, config.CONFIG_NAME)
 
-    @property
-    def on(self) -> bool:
-        return self.observer is not None
-
     def start(self) -> None:
+        """Raises OSError when the system refuses (an inotify watch limit): rescans still work."""
         if self.observer is not None:
             return
-        try:
-            from watchdog.events import FileSystemEventHandler
-            from watchdog.observers import Observer
-        except ImportError:  # pragma: no cover - watchdog is a dependency; rescans still work
-            return
+        from watchdog.events import FileClosedEvent, FileCreatedEvent, FileMovedEvent, FileSystemEventHandler
+        from watchdog.observers import Observer
+
         watcher = self
 
         class Handler(FileSystemEventHandler):
@@ -51,12 +45,9 @@ class Watcher:
 
         obs = Observer(timeout=OBSERVER_TIMEOUT_S)
         obs.daemon = True
-        kinds = _event_kinds()
-        for path in (self.new_dir, self.home):
-            try:
-                obs.schedule(Handler(), path, recursive=False, event_filter=kinds)
-            except TypeError:  # watchdog before 4.0: no event_filter (the handler filters the same)
-                obs.schedule(Handler(), path, recursive=False)
+        obs.schedule(Handler(), self.new_dir, recursive=False, event_filter=[FileCreatedEvent, FileMovedEvent])
+        obs.schedule(Handler(), self.home, recursive=False,
+                     event_filter=[FileCreatedEvent, FileMovedEvent, FileClosedEvent])
         obs.start()
         self.observer = obs
 
@@ -68,8 +59,6 @@ class Watcher:
 
     def _event(self, event: Any) -> None:
         kind = getattr(event, "event_type", "")
-        if kind not in ("created", "moved", "modified", "closed"):
-            return
         src = os.fsdecode(getattr(event, "src_path", "") or "")
         dest = os.fsdecode(getattr(event, "dest_path", "") or "")
         arrived = dest if kind == "moved" else src if kind == "created" else ""
@@ -78,14 +67,3 @@ class Watcher:
                 self.wake.set()
         elif self.config_path in (src, dest):
             self.wake.set()
-
-
-def _event_kinds() -> list[Any] | None:
-    """The kernel is asked only for creations, moves and writes (no open or read events: hooks
-    read config.toml on every event)."""
-    try:
-        from watchdog import events as ev
-    except ImportError:  # pragma: no cover
-        return None
-    names = ("FileCreatedEvent", "FileMovedEvent", "FileModifiedEvent", "FileClosedEvent")
-    return [getattr(ev, n) for n in names if hasattr(ev, n)]
