@@ -193,9 +193,9 @@ def test_conservation_and_liveness_under_kill9(home):
         t = threading.Thread(target=writer)
         t.start()
         d = Daemon(home).start()
-        deadline = time.monotonic() + 25
         kills = 0
-        while time.monotonic() < deadline and (t.is_alive() or kills < 4):
+        # until the writer is done (however slow the machine), and at least four kills
+        while t.is_alive() or kills < 4:
             srv.set(default=rng.choice(["ok", "ok", "500", "reset", "slow:0.3", "503"]))
             time.sleep(rng.uniform(0.2, 0.8))
             d.kill9()

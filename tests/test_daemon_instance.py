@@ -72,6 +72,24 @@ def test_one_daemon_per_home_even_when_a_clean_up_deletes_its_lock(home):
             d.proc.wait(HANG)
 
 
+def test_a_daemon_whose_home_is_replaced_stops(home):
+    """A home deleted and made again is a new home: the daemon that locked the old directory stops
+    at its next pass rather than work beside the daemon the new home may get."""
+    write_config(home)
+    with Daemon(home) as d:
+        assert d.proc is not None
+        os.rename(home, home + ".old")
+        os.makedirs(os.path.join(home, "logs"), mode=0o700)
+        with open(os.path.join(home, "config.toml"), "w") as f:
+            f.write(open(os.path.join(home + ".old", "config.toml")).read())
+        assert d.proc.wait(HANG) == 0
+        # said where the user looks now: the home at that path
+        assert "JEVLIN_HOME was removed or replaced" in open(os.path.join(home, "logs", "daemon.log")).read()
+        with Daemon(home) as again:  # the new home gets its own
+            assert again.proc is not None and again.proc.poll() is None
+            again.stop()
+
+
 def test_daemon_stop_never_signals_a_process_that_is_not_our_daemon(home):
     write_config(home)
     bystander = subprocess.Popen(["sleep", "600"])
