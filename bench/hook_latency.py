@@ -223,13 +223,13 @@ def main() -> None:
     rows += pi_rows(args.n, env, floor_cmd)
 
     # SessionStart with autostart on while the daemon runs: the check is one non-blocking flock
-    # on state/daemon.lock, which this process holds here as the daemon would.
-    import fcntl
+    # on the home directory, which this process holds here as the daemon would.
+    from jevlin_hooks.base import paths
 
     with open(os.path.join(home, "config.toml"), "w") as f:
         f.write('[search]\nshell_commands = ["jevlin search"]\n[daemon]\nautostart = true\n')
-    lock = os.open(os.path.join(home, "state", "daemon.lock"), os.O_RDWR | os.O_CREAT, 0o600)
-    fcntl.flock(lock, fcntl.LOCK_EX)
+    lock = paths.try_daemon_lock(home)
+    assert lock is not None
     auto_env = dict(env, JEVLIN_DAEMON_AUTOSTART="1")
     floor, took = [], []
     for _ in range(args.n):

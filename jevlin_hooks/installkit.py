@@ -525,9 +525,9 @@ def _held(lock: str, path: str, notice: Callable[[str], None] | None) -> Iterato
 
 def _holder(lock: str) -> str:
     """Who holds ``lock``: "pid N (name)" where the system says (Linux), else "another process"."""
-    from jevlin_hooks.ship.control import _lock_holder  # the daemon's lock reads /proc/locks the same way
+    from jevlin_hooks.ship.instance import lock_holder  # the daemon's lock reads /proc/locks the same way
 
-    pid = _lock_holder(lock)
+    pid = lock_holder(lock)
     if not pid:
         return "another process"
     try:

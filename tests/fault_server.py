@@ -13,7 +13,13 @@
 - "bomb:<MiB>": 200 with a gzip body that decompresses to that many MiB;
 - "big:<MiB>": 200 with that many MiB of plain body;
 - "body:<kind>": 200 with a body the sink does not understand ("html", "list", "junk",
-  "badrejected", "badpartial", "badgzip", "brotli").
+  "badrejected", "badpartial", "badgzip", "brotli");
+- "error:<status>:<MiB>": that status with that many MiB of body;
+- "trickle-headers": a status line, then one header byte every TRICKLE_S, never done;
+- "continue": "100 Continue" every TRICKLE_S, never a final answer;
+- "trickle-body": 200 (the records accepted), then one body byte every TRICKLE_S, never done.
+The trickles go on until the client hangs up (or HANG_MAX_S). ``on_request(fault)`` is called
+for each request before it is answered.
 
 OTLP bodies may be protobuf (read with the opentelemetry-proto classes) or JSON. Every request
 body is kept raw (for privacy checks) and every accepted record counted by record_id.
@@ -63,10 +69,17 @@ def otlp_body(body: bytes, content_type: str) -> Any:
     return json.loads(body)
 
 
+TRICKLE_S = 0.2
+HANG_MAX_S = 300.0
+
+
 class FaultServer(LocalServer):
-    def __init__(self, faults: list[str] | None = None, default: str = "ok") -> None:
+    def __init__(self, faults: list[str] | None = None, default: str = "ok",
+                 on_request: Any = None) -> None:
         self.faults = list(faults or [])
         self.default = default
+        self.on_request = on_request
+        self.hung_up = threading.Event()  # a client hung up on a trickled answer
         self.lock = threading.Lock()
         self.received: Counter[str] = Counter()
         self.records: dict[str, dict[str, Any]] = {}
@@ -87,6 +100,20 @@ class FaultServer(LocalServer):
                 self.end_headers()
                 self.wfile.write(data)
 
+            def trickle(self, head: bytes, unit: bytes) -> None:
+                """``head``, then ``unit`` every TRICKLE_S until the client hangs up."""
+                self.close_connection = True
+                deadline = time.monotonic() + HANG_MAX_S
+                try:
+                    self.wfile.write(head)
+                    self.wfile.flush()
+                    while time.monotonic() < deadline:
+                        time.sleep(TRICKLE_S)
+                        self.wfile.write(unit)
+                        self.wfile.flush()
+                except OSError:
+                    outer.hung_up.set()
+
             def do_POST(self) -> None:
                 body = self.read_body()
                 with outer.lock:
@@ -98,6 +125,15 @@ class FaultServer(LocalServer):
                     body = gzip.decompress(body)
                 with outer.lock:
                     outer.raw.append(body)
+                if outer.on_request is not None:
+                    outer.on_request(fault)
+                if fault == "trickle-headers":
+                    return self.trickle(b"HTTP/1.1 200 OK\r\nX-Slow: ", b"x")
+                if fault == "continue":
+                    return self.trickle(b"", b"HTTP/1.1 100 Continue\r\n\r\n")
+                if fault.startswith("error:"):
+                    _, code, mib = fault.split(":")
+                    return self.send_bytes(int(code), b" " * (int(mib) << 20), {"Content-Type": "text/plain"})
                 if fault == "reset":
                     # linger 0 + close = RST. The socket object is shared with rfile/wfile, so
                     # close its fd directly or the peer would just wait.
@@ -118,11 +154,6 @@ class FaultServer(LocalServer):
                     return self.send_json(int(fault), {"error": fault})
                 if fault.startswith("redirect:"):
                     return self.send_json(int(fault.split(":")[1]), {}, {"Location": f"{outer.url}/moved"})
-                if fault.startswith("bomb:"):
-                    return self.send_bytes(200, gzip_bomb(int(fault.split(":")[1])),
-                                           {"Content-Type": "application/json", "Content-Encoding": "gzip"})
-                if fault.startswith("big:"):
-                    return self.send_bytes(200, b" " * (int(fault.split(":")[1]) << 20), {"Content-Type": "application/json"})
                 data = otlp_body(body, self.headers.get("Content-Type") or "")
                 otlp = self.path.endswith("/v1/traces")
                 if otlp:
@@ -152,6 +183,14 @@ class FaultServer(LocalServer):
                 if fault.startswith("body:"):
                     data, headers = ODD_BODIES[fault.split(":")[1]]
                     return self.send_bytes(200, data, headers)
+                if fault.startswith("bomb:"):  # a 2xx: the records were accepted, whatever follows
+                    return self.send_bytes(200, gzip_bomb(int(fault.split(":")[1])),
+                                           {"Content-Type": "application/json", "Content-Encoding": "gzip"})
+                if fault.startswith("big:"):
+                    return self.send_bytes(200, b" " * (int(fault.split(":")[1]) << 20), {"Content-Type": "application/json"})
+                if fault == "trickle-body":
+                    return self.trickle(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                        b"Content-Length: 100000\r\n\r\n{", b" ")
                 if otlp:
                     reply: dict[str, Any] = {}
                     if fault.startswith("partial:"):

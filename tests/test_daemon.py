@@ -51,7 +51,7 @@ class Daemon:
     def start(self) -> Daemon:
         self.proc = subprocess.Popen([sys.executable, "-m", "jevlin_hooks.ship.service", "run"], env=self.env,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        wait_for(lambda: (control.running_pid(self.home) or 0) > 0, 10, "daemon start")
+        wait_for(lambda: (control.running_pid(self.home) or 0) > 0, HANG_S, "daemon start")
         return self
 
     def kill9(self) -> None:
@@ -59,13 +59,11 @@ class Daemon:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(10)
 
-    def stop(self) -> float:
+    def stop(self) -> None:
         assert self.proc is not None
-        t0 = time.monotonic()
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
-            self.proc.wait(20)
-        return time.monotonic() - t0
+            self.proc.wait(HANG_S)
 
     def __enter__(self) -> Daemon:
         return self.start()
@@ -76,8 +74,13 @@ class Daemon:
             self.proc.wait(10)
 
 
+# Every wait in the daemon tests is for an event, a file or a count; its timeout only catches a
+# hang, so it is never shorter than this (a loaded machine is slow, not wrong).
+HANG_S = 120.0
+
+
 def wait_for(pred: Any, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + max(timeout, HANG_S)
     while time.monotonic() < deadline:
         if pred():
             return
@@ -190,9 +193,9 @@ def test_conservation_and_liveness_under_kill9(home):
         t = threading.Thread(target=writer)
         t.start()
         d = Daemon(home).start()
-        deadline = time.monotonic() + 25
         kills = 0
-        while time.monotonic() < deadline and (t.is_alive() or kills < 4):
+        # until the writer is done (however slow the machine), and at least four kills
+        while t.is_alive() or kills < 4:
             srv.set(default=rng.choice(["ok", "ok", "500", "reset", "slow:0.3", "503"]))
             time.sleep(rng.uniform(0.2, 0.8))
             d.kill9()
@@ -225,8 +228,9 @@ def test_one_instance_stale_pid_and_prompt_sigterm(home):
                                     env=d.env, capture_output=True, text=True, timeout=30)
             assert second.returncode == 1 and "already running" in second.stderr
             wait_for(lambda: len(srv.requests) >= 1, 10, "a send in flight")
-            took = d.stop()
-            assert took < 5, f"SIGTERM took {took:.1f}s with a send in flight"
+            d.stop()
+        # SIGTERM ended the send under way (the server answers only after 30 s), not waited for it
+        assert "stopped during a send" in open(os.path.join(home, "logs", "daemon.log")).read()
         # the abandoned batch is still there, and goes out after the next start
         assert spool.count(home, "cur") + spool.count(home, "new") == 3
         srv.set(default="ok")
@@ -355,16 +359,15 @@ def test_spool_cap_checked_at_first_failure_and_stale_flag_at_start(home):
         assert p.returncode == 1 and "delivery failed" in p.stderr
         assert os.path.exists(flag), "a failing run over the cap raises the flag"
         assert spool.count(home, "new") == 10
-    # the user raises the cap; the server works: the stale flag goes at the first pass, long
-    # before the 30-second check, and everything is delivered
-    with FaultServer() as srv:
+    # the user raises the cap; the server works: the stale flag goes at the first pass, before
+    # the first send (not at the 30-second check), and everything is delivered
+    flag_at_send: list[bool] = []
+    with FaultServer(on_request=lambda fault: flag_at_send.append(os.path.exists(flag))) as srv:
         write_config(home, "jevlin", srv.url, extra='[spool]\nmax_mb = 50\n')
-        t0 = time.monotonic()
         with Daemon(home) as d:
-            wait_for(lambda: not os.path.exists(flag), 10, "the stale spool_full flag cleared")
-            assert time.monotonic() - t0 < 20
             wait_for(lambda: spool_empty(home), 20, "the queue delivered")
             d.stop()
+    assert not os.path.exists(flag) and flag_at_send and not flag_at_send[0]
     log_text = open(os.path.join(home, "logs", "daemon.log")).read()
     assert "spool full" in log_text and "back under its cap" in log_text
 

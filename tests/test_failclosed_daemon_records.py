@@ -225,13 +225,14 @@ def test_an_unexpected_error_in_the_loop_is_logged_backed_off_and_survived(home)
 def test_a_sink_that_raises_is_logged_backed_off_and_the_bad_record_set_aside(home):
     """A sink bug cannot be produced by a real record (they are all clamped and cleaned), so the
     real local sink is wrapped to raise on one record: the only stand-in in these tests."""
-    from jevlin_hooks.ship import service
+    from jevlin_hooks.ship import scheduler
 
     write_config(home, extra="batch_size = 8\n")
     queue(home, 0, 8)
-    d = service.Daemon(home)
+    d = scheduler.Scheduler(home)
     d._reload()
-    real = d._open_sink()
+    dl = d.deliverer
+    real = dl.open_sink()
 
     class Raising:
         name = "local"
@@ -247,25 +248,25 @@ def test_a_sink_that_raises_is_logged_backed_off_and_the_bad_record_set_aside(ho
         def close(self) -> None:
             real.close()
 
-    d.sink = Raising(None)  # raises for everything: the sink is at fault, no record is
+    dl.sink = Raising(None)  # raises for everything: the sink is at fault, no record is
     spool.pin(home)
     try:
-        d._claim_batch()
-        d._send()
-        d._send()
+        d._claim(8)
+        dl.send(once=False)
+        dl.send(once=False)
     finally:
         spool.unpin()
-    assert spool.count(home, "quarantine") == 0 and len(d.inflight) == 8 and d.next_try > time.time()
+    assert spool.count(home, "quarantine") == 0 and len(dl.inflight) == 8 and dl.wait_left() > 0
     assert daemon_log(home).count("KeyError in sink local\n    Traceback") == 1, "logged once, not per attempt"
-    d.sink = Raising(5)  # raises only when record seq 5 is in the batch: that record is set aside
-    d.next_try = 0
+    dl.sink = Raising(5)  # raises only when record seq 5 is in the batch: that record is set aside
+    dl.next_try = 0
     spool.pin(home)
     try:
-        d._send()
+        dl.send(once=False)
     finally:
         spool.unpin()
-    d.sink.close()
-    assert d.inflight == [] and spool_empty(home)
+    dl.sink.close()
+    assert dl.inflight == [] and spool_empty(home)
     assert "KeyError in sink local" in cli(home, "quarantine", "list").stdout
     db = sqlite3.connect(os.path.join(home, "traces.db"))
     assert sorted(s for (s,) in db.execute("select seq from records")) == [1, 2, 3, 4, 6, 7, 8]

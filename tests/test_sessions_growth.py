@@ -188,7 +188,9 @@ def test_sweep_reads_only_open_sessions(home):
     live = many_old_sessions(home, 300)
     age(home, 1, live + ".json")  # idle past abandon_after_s: the sweep closes it
     body = ("from jevlin_hooks.ship import housekeeping\nhousekeeping.build_open_index(os.environ['JEVLIN_HOME'])\n"
-            "from jevlin_hooks.ship.service import Daemon\nDaemon(os.environ['JEVLIN_HOME'], once=True)._sweep()")
+            "from jevlin_hooks.base import config\nfrom jevlin_hooks.ship.report import Report\n"
+            "hk = housekeeping.Housekeeper(os.environ['JEVLIN_HOME'], Report(os.environ['JEVLIN_HOME']))\n"
+            "hk.tick(config.defaults())")
     shutil.rmtree(os.path.join(home, "sessions", "open"))  # as left by a version without the index
     _, files = opened(home, body)
     # the one-time migration reads every file once; after it, the sweep reads the open ones only

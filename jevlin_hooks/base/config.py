@@ -24,13 +24,13 @@ def defaults() -> dict[str, Any]:
     return {
         "trace": "on",
         "miner": {"turn_end": False},
-        "ship": {"sink": "local", "endpoint": "", "api_key": "", "headers": {}, "otlp_protocol": ""},
+        "ship": {"sink": "local", "endpoint": "", "api_key": "", "headers": {}, "otlp_protocol": "", "timeout_s": 120.0},
         "search": {
             "shell_commands": ["jevlin search"],
             "tools": ["WebSearch", "web_search", "google_web_search", "mcp__jevlin__*", "mcp_jevlin_*"],
         },
         "daemon": {"autostart": True, "batch_size": 500, "batch_bytes": 1048576, "backoff_max_s": 300.0,
-                   "rescan_s": 5.0, "abandon_after_s": 3600.0},
+                   "rescan_s": 30.0, "abandon_after_s": 3600.0},
         "spool": {"max_mb": 512},
         "retention": {"days": 30},
         "privacy": {"disabled_rules": [], "local_results": True},
@@ -49,6 +49,7 @@ _TYPES: dict[tuple[str, ...], type | tuple[type, ...]] = {
     ("ship", "api_key"): str,
     ("ship", "headers"): dict,
     ("ship", "otlp_protocol"): str,
+    ("ship", "timeout_s"): (int, float),
     ("search", "shell_commands"): list,
     ("search", "tools"): list,
     ("daemon", "autostart"): bool,

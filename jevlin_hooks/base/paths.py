@@ -177,13 +177,37 @@ def open_lock(dir_fd: int, name: str) -> int:
     )
 
 
-DAEMON_LOCK = "daemon.lock"
+DAEMON_LOCK = "daemon.lock"  # state/daemon.lock: the instance lock of earlier versions, still taken
 DAEMON_PID = "daemon.pid"
 
 
 def try_daemon_lock(home: str) -> int | None:
-    """The daemon's instance lock (``state/daemon.lock``), taken without waiting: the held fd,
-    or None when another process (a running daemon) holds it."""
+    """The daemon's instance lock, taken without waiting: the held fd, or None when another
+    process (a running daemon) holds it.
+
+    The lock is on the home directory itself: a clean-up can delete any file under it (the lock
+    file ``state/daemon.lock`` of earlier versions, or all of ``state/``) but the directory stays
+    while the daemon works in it, so two daemons never share a home. Where a directory cannot be
+    locked (flock emulated on some network file systems), the lock file is used instead.
+    """
+    import errno
+    import fcntl
+
+    if not os.path.isdir(home):
+        os.makedirs(home, mode=DIR_MODE, exist_ok=True)
+    fd = os.open(home, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return fd
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            return None
+    return try_lock_file(home)
+
+
+def try_lock_file(home: str) -> int | None:
+    """The exclusive lock on ``state/daemon.lock`` (what earlier versions hold), without waiting."""
     import fcntl
 
     sfd = open_dir(home, "state")

@@ -151,9 +151,11 @@ def _maybe_start_daemon(home: str) -> None:
         if os.fork():
             os._exit(0)
         null = os.open(os.devnull, os.O_RDWR)
+        from jevlin_hooks.base import log
+
         lfd = paths.open_dir(home, "logs")
         try:
-            out = os.open("daemon.out", os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600, dir_fd=lfd)
+            out = log.open_append(lfd, "daemon.out")  # no symlink or hard link followed, 0600, capped
         finally:
             os.close(lfd)
         os.dup2(null, 0)

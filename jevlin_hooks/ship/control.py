@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import os
 import signal
 import subprocess
@@ -10,97 +9,82 @@ import sys
 import time
 from typing import Any
 
-from jevlin_hooks.base import config, paths, spool
+from jevlin_hooks.base import config, log, paths, spool
 from jevlin_hooks.ship import daemon_state as status_file
+from jevlin_hooks.ship import instance
 
-# from paths, not from service: `status` must not import the daemon (and its scrubbing engine)
-LOCK_NAME = paths.DAEMON_LOCK
-PID_NAME = paths.DAEMON_PID
+# from instance, not from service: `status` must not import the daemon (and its scrubbing engine)
+LOCK_NAME = instance.LOCK_NAME
+PID_NAME = instance.PID_NAME
 
 
 def running_pid(home: str) -> int | None:
-    """The daemon's pid if one holds the lock for this home, else None (a stale pid file is ignored)."""
-    path = os.path.join(home, "state", LOCK_NAME)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return None
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-    try:
-        with open(os.path.join(home, "state", PID_NAME)) as f:
-            return int(f.read().strip())
-    except (OSError, ValueError):
-        return _lock_holder(path) or -1  # running; the pid file is not written yet (or the disk is full)
-
-
-def _lock_holder(path: str) -> int | None:
-    """The pid holding the flock on ``path``, from /proc/locks (Linux), for a daemon that could
-    not write its pid file."""
-    try:
-        st = os.stat(path)
-        with open("/proc/locks") as f:
-            for line in f:
-                parts = line.split()
-                # 1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF
-                if len(parts) >= 6 and parts[1] == "FLOCK" and parts[3] != "->":
-                    dev_ino = parts[5].split(":")
-                    if len(dev_ino) == 3 and int(dev_ino[2]) == st.st_ino and \
-                            (int(dev_ino[0], 16), int(dev_ino[1], 16)) == (os.major(st.st_dev), os.minor(st.st_dev)):
-                        return int(parts[4])
-    except (OSError, ValueError):
-        pass
-    return None
+    """The daemon's pid if one holds the lock for this home, -1 when the lock is held but its
+    holder cannot be named as our daemon, else None (a stale pid file is ignored)."""
+    pid, why = instance.running(home)
+    if pid is not None:
+        return pid
+    return -1 if why else None
 
 
 def command() -> list[str]:
     return [sys.executable, "-m", "jevlin_hooks.ship.service", "run"]
 
 
-def start(home: str, wait: float = 5.0) -> tuple[bool, str]:
+def _open_output(home: str) -> int:
+    """logs/daemon.out for the daemon's stdout and stderr: never through a symlink or a hard
+    link, mode 0600, rotated past the logs' size cap (log.open_append)."""
+    dfd = paths.open_dir(home, "logs")
+    try:
+        return log.open_append(dfd, "daemon.out")
+    finally:
+        os.close(dfd)
+
+
+def start(home: str, wait: float = 30.0) -> tuple[bool, str]:
+    """Start a daemon unless one runs. Several at once: one starts, the others say it is running."""
     pid = running_pid(home)
     if pid:
-        return True, f"daemon already running (pid {pid})"
-    os.makedirs(os.path.join(home, "logs"), mode=0o700, exist_ok=True)
-    logf = open(os.path.join(home, "logs", "daemon.out"), "ab")  # noqa: SIM115 - handed to the child
+        return True, "daemon already running" + (f" (pid {pid})" if pid > 0 else "")
+    out = _open_output(home)
     env = dict(os.environ, JEVLIN_HOME=home)
-    child = subprocess.Popen(command(), stdin=subprocess.DEVNULL, stdout=logf, stderr=logf, env=env,
-                             start_new_session=True, close_fds=True)
-    logf.close()
+    try:
+        child = subprocess.Popen(command(), stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=env,
+                                 start_new_session=True, close_fds=True)
+    finally:
+        os.close(out)
     launched = time.time()
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         if child.poll() is not None:
+            other = running_pid(home)
+            if other and other != child.pid:  # another start won the lock first
+                return True, "daemon already running" + (f" (pid {other})" if other > 0 else "")
             why = status_file.load(home).get("start_error") or f"exit status {child.returncode}"
             return False, f"daemon could not start: {why}; see {os.path.join(home, 'logs', 'daemon.log')}"
         st = status_file.load(home)
         if st.get("running") and st.get("pid") == child.pid and (st.get("started") or 0) >= launched - 1:
             return True, f"daemon started (pid {child.pid})"
         time.sleep(0.05)
-    if child.poll() is None and running_pid(home):  # running, but could not write its status (a full disk)
+    if child.poll() is None and running_pid(home) == child.pid:  # running, but could not write its status (a full disk)
         return True, f"daemon started (pid {child.pid})"
     return False, f"daemon did not start within {wait:.0f}s; see {os.path.join(home, 'logs', 'daemon.out')}"
 
 
-def stop(home: str, wait: float = 10.0) -> tuple[bool, str]:
-    pid = running_pid(home)
-    if not pid:
+def stop(home: str, wait: float = 30.0) -> tuple[bool, str]:
+    """SIGTERM to our daemon, never to a pid the pid file names without it running our daemon."""
+    pid, why = instance.running(home)
+    if pid is None and why is None:
         return True, "daemon not running"
-    if pid < 0:
-        return False, "daemon is starting; try again"
+    if pid is None:
+        return False, f"daemon not stopped: {why}"
     try:
         os.kill(pid, signal.SIGTERM)
     except ProcessLookupError:
         return True, "daemon not running"
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
-        if not running_pid(home):
+        if instance.running(home) == (None, None):
             return True, f"daemon stopped (pid {pid})"
         time.sleep(0.05)
     return False, f"daemon (pid {pid}) did not stop within {wait:.0f}s"
@@ -136,7 +120,7 @@ def problems(home: str, st: dict[str, Any] | None = None) -> list[str]:
 def status_lines(home: str) -> list[str]:
     st = status_file.load(home)
     pid = running_pid(home)
-    state = f"running (pid {pid})" if pid else "not running"
+    state = (f"running (pid {pid})" if pid > 0 else "running (pid not known yet)") if pid else "not running"
     # a stopped daemon's last sink is history, not a setting: only a running one's is shown
     lines = [f"daemon    {state}   sink: {st.get('sink', '-') if pid else '-'}"]
     if not pid:
@@ -158,6 +142,8 @@ def status_lines(home: str) -> list[str]:
     lines += [f"problem   {p}" for p in now]
     if not now and st.get("last_error"):
         lines.append(f"last error {st['last_error']} ({_ago(st.get('last_error_at'))})")
+    if pid:
+        lines += _activity(st)
     if st.get("next_retry") and st["next_retry"] > time.time() and pid:
         lines.append(f"next retry in {st['next_retry'] - time.time():.0f}s")
     if st.get("last_note"):
@@ -172,6 +158,24 @@ def status_lines(home: str) -> list[str]:
         lines.append(f"dropped   {dropped} record(s) a hook could not queue (spool full or disk error); "
                      "see logs/hook.log")
     return lines
+
+
+def _activity(st: dict[str, Any]) -> list[str]:
+    """What a running daemon is waiting on, when that takes a while: a request in flight (until
+    its answer deadline), a worker process's answer."""
+    out = []
+    now = time.time()
+    sending = st.get("sending")
+    if isinstance(sending, dict) and isinstance(sending.get("since"), (int, float)):
+        limit = sending.get("deadline_s")
+        out.append(f"sending   {sending.get('records', '?')} record(s) to the {sending.get('sink', '?')} sink, "
+                   f"request in flight for {max(0.0, now - sending['since']):.0f}s"
+                   + (f" (given up after {limit:.0f}s)" if isinstance(limit, (int, float)) else ""))
+    waiting = st.get("waiting")
+    if isinstance(waiting, dict) and isinstance(waiting.get("since"), (int, float)):
+        out.append(f"preparing waiting {max(0.0, now - waiting['since']):.0f}s for worker process "
+                   f"{waiting.get('pid', '?')} (given up after {waiting.get('gives_up_s', 60):.0f}s)")
+    return out
 
 
 def _dropped(home: str) -> int:

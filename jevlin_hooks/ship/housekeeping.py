@@ -1,4 +1,8 @@
-"""The daemon's upkeep of ``sessions/``: closing abandoned sessions and retention.
+"""The daemon's housekeeping: closing abandoned sessions, retention, the spool's size cap, its
+own output file's cap, and converting quarantine entries older versions kept raw.
+
+Its timers run in monotonic time (:class:`Housekeeper`); what it compares with file times
+(a session idle for ``abandon_after_s``, retention's days) is wall-clock time, as the files are.
 
 Both read the open-session index (``sessions/open/``, kept by lineage.update) instead of every
 lineage file. The abandoned-session sweep reads only the sessions in that index. Retention
@@ -11,17 +15,187 @@ reopened in the meantime stays.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from jevlin_hooks.base import fastjson, log, paths
+from jevlin_hooks.base import config, fastjson, log, paths, spool
 from jevlin_hooks.capture import lineage
+from jevlin_hooks.ship import quarantine
+from jevlin_hooks.ship.report import Report
 
 if TYPE_CHECKING:
-    from jevlin_hooks.capture.shapes import State
+    from jevlin_hooks.capture.shapes import Record, State
 
 OPEN_INDEX_FLAG = "open_index_v1"  # in state/: the open index was built from a full scan once
+SPOOL_FULL_FLAG = "spool_full"
 DAY = 86400.0
+SWEEP_S = 600.0
+RETENTION_S = 3600.0
+SIZE_CHECK_S = 30.0  # how often the spool's size is taken (a stat of every queued file)
+OUTPUT = "daemon.out"  # logs/: the daemon's stdout and stderr when `daemon start` or a hook started it
+
+
+class Housekeeper:
+    def __init__(self, home: str, report: Report) -> None:
+        self.home = home
+        self.report = report
+        self.cfg: dict[str, Any] = config.defaults()  # the daemon's, from its first pass on
+        self.last_sweep: float | None = None  # monotonic; None: not yet this run
+        self.last_retention: float | None = None
+        self.last_size_check: float | None = None
+        self.quarantine_checked = False
+
+    def tick(self, cfg: dict[str, Any]) -> None:
+        """What is due: the spool's size, the output file's cap, the sweep (at the first pass,
+        then every SWEEP_S) and retention (at the first pass, then every RETENTION_S)."""
+        self.cfg = cfg
+        self.check_size()
+        self.cap_output()
+        now = time.monotonic()
+        if self.last_sweep is None or now - self.last_sweep >= SWEEP_S:
+            self.sweep()
+        if self.last_retention is None or now - self.last_retention >= RETENTION_S:
+            self.retain()
+
+    def next_due(self) -> float:
+        """Seconds until the next timed job (the loop's idle wait is no longer than this); none is
+        due before the first tick (while tracing is off, nothing ticks)."""
+        now = time.monotonic()
+        due = [t + every - now for t, every in ((self.last_sweep, SWEEP_S), (self.last_retention, RETENTION_S))
+               if t is not None]
+        return max(0.0, min(due)) if due else float("inf")
+
+    # --- sessions -------------------------------------------------------------------------------
+
+    def sweep(self) -> int:
+        """Close what crashed agents left open: a session with a turn or call still open and no
+        event for `abandon_after_s` ends as abandoned (its records queued like any other). Only
+        sessions in the open index are looked at."""
+        self.last_sweep = time.monotonic()
+        try:
+            build_open_index(self.home)
+        except OSError as exc:
+            self.report.log(f"open-session index: {type(exc).__name__}")
+        max_age = float(self.cfg["daemon"]["abandon_after_s"])
+
+        def close(name: str, state: State) -> bool:
+            try:
+                return self._close_abandoned(state, max_age)
+            except Exception as exc:  # noqa: BLE001 - one broken session must not stop the sweep
+                self.report.traceback("sweep", exc, f"{type(exc).__name__} closing an abandoned session; skipped")
+                return False
+
+        return sweep_abandoned(self.home, time.time(), max_age, close)
+
+    def retain(self) -> None:
+        self.last_retention = time.monotonic()
+        try:
+            retention(self.home, float(self.cfg["retention"]["days"]), time.time())
+        except OSError as exc:
+            self.report.log(f"retention: {type(exc).__name__}")
+
+    def _close_abandoned(self, state: State, max_age: float) -> bool:
+        from jevlin_hooks import harnesses
+        from jevlin_hooks.capture import engine
+
+        harness = state.get("harness", "")
+        try:
+            history_for = harnesses.capture(harness).history_for
+        except ValueError:
+            return False  # a lineage file of a harness this version does not know
+
+        def transition(st: State | None) -> tuple[State | None, list[Record]]:
+            if st is None:
+                return None, []
+            recs = engine.close_stale(st, self.cfg, time.time(), max_age, history_for)
+            return (st if recs or st.get("status") == "abandoned" else None), recs
+
+        try:
+            lineage.update(self.home, harness, state["session_id"], transition)
+        except (OSError, KeyError):
+            return False
+        self.report.log(f"closed an abandoned {harness} session")
+        return True
+
+    # --- the spool's cap --------------------------------------------------------------------------
+
+    def check_size(self, force: bool = False) -> None:
+        """The spool's size against its cap, every SIZE_CHECK_S: over it, state/spool_full tells
+        the hooks to stop queueing. The cap is for a queue that grows while delivery fails, so
+        at start the first check waits for the first failure or SIZE_CHECK_S (a stat of each of
+        10,000 queued files is 30-50 ms, a tenth of a drain's start-up), unless a flag from
+        before must be judged again."""
+        now = time.monotonic()
+        flag = os.path.join(self.home, "state", SPOOL_FULL_FLAG)
+        if not force:
+            if self.last_size_check is None and not os.path.exists(flag):
+                self.last_size_check = now  # the first check, deferred
+                return
+            if self.last_size_check is not None and now - self.last_size_check < SIZE_CHECK_S:
+                return
+        self.last_size_check = now
+        cap = float(self.cfg["spool"]["max_mb"]) * 1024 * 1024
+        size = spool.size_bytes(self.home)
+        self.report.st["spool_bytes"] = size
+        try:
+            if size >= cap:
+                if not os.path.exists(flag):
+                    sfd = paths.open_dir(self.home, "state")
+                    try:
+                        paths.write_atomic(sfd, SPOOL_FULL_FLAG, f"{size} {cap:.0f}\n".encode())
+                    finally:
+                        os.close(sfd)
+                    self.report.log(f"spool full ({size} bytes >= [spool] max_mb): hooks stop queueing")
+            elif os.path.exists(flag):
+                os.unlink(flag)
+                self.report.log("spool back under its cap: hooks queue again")
+        except OSError:
+            pass  # a full disk: the flag is written at the next check
+
+    # --- the daemon's own output --------------------------------------------------------------------
+
+    def cap_output(self) -> None:
+        """``logs/daemon.out``, which this process writes through its stdout and stderr, rotated
+        like every log once it passes log.MAX_BYTES (one fstat a pass; nothing when the output
+        goes elsewhere: a terminal, the journal)."""
+        try:
+            out = os.fstat(2)
+            if out.st_size <= log.MAX_BYTES or (out.st_mode & 0o170000) != 0o100000:
+                return
+            dfd = paths.open_dir(self.home, "logs")
+        except OSError:
+            return
+        try:
+            st = os.stat(OUTPUT, dir_fd=dfd, follow_symlinks=False)
+            if (st.st_dev, st.st_ino) != (out.st_dev, out.st_ino):
+                return
+            fd = log.open_append(dfd, OUTPUT)  # renames the full one to daemon.out.1
+            try:
+                for target in (1, 2):
+                    os.dup2(fd, target)
+            finally:
+                os.close(fd)
+        except OSError:
+            pass
+        finally:
+            os.close(dfd)
+
+    # --- quarantine ------------------------------------------------------------------------------
+
+    def migrate_quarantine(self, key: bytes, disabled: tuple[str, ...]) -> None:
+        """Once per start: entries an older version kept raw are made safe or sealed."""
+        if self.quarantine_checked:
+            return
+        self.quarantine_checked = True
+        try:
+            n = quarantine.migrate(self.home, key, disabled)
+        except OSError as exc:  # a full disk must not stop delivery: tried again at the next start
+            self.report.log(f"quarantine: cannot convert older raw entries yet ({exc.strerror})")
+            return
+        if n:
+            self.report.log(f"quarantine: {n} raw entr{'y' if n == 1 else 'ies'} of an older version made safe "
+                            "or sealed")
 
 
 def build_open_index(home: str) -> int:

@@ -35,6 +35,7 @@ import threading
 import time
 import traceback
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +47,7 @@ CHUNK = 64  # names per frame: pipe and framing costs spread over many records
 DEPTH = 4  # chunks handed to each worker ahead of what the daemon consumes
 MIN_BACKLOG = 2048  # below this many queued records, workers cost more than they save
 ANSWER_TIMEOUT_S = 60.0  # RE2 is linear: a chunk of 64 records taking a minute is a broken worker
+SLOW_S = 1.0  # waiting this long on a worker is shown in `status`
 _HEADER = struct.Struct(">I")
 _MAX_FRAME = 256 << 20
 
@@ -169,10 +171,24 @@ def worker_main() -> int:
 # --- the daemon's side -------------------------------------------------------------------------
 
 
+# First thing in a worker, before its imports (Linux): the kernel kills it when the daemon dies,
+# even a worker that cannot read the EOF that normally ends it (stopped, or stuck), so none is left
+# behind scrubbing for nobody.
+_DIE_WITH_PARENT = """import sys
+if sys.platform.startswith("linux"):
+    try:
+        import ctypes, signal
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+"""
+
+
 class _Worker:
     def __init__(self, home: str, s: Settings) -> None:
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        code = f"import sys; sys.path.insert(0, {root!r}); from jevlin_hooks.ship import prepare; sys.exit(prepare.worker_main())"
+        code = _DIE_WITH_PARENT + (f"import sys; sys.path.insert(0, {root!r}); from jevlin_hooks.ship import prepare; "
+                                   "sys.exit(prepare.worker_main())")
         self.proc = subprocess.Popen([sys.executable, "-I", "-c", code], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, close_fds=True)
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -195,10 +211,14 @@ class _Worker:
     def send(self, names: list[str]) -> None:
         _write_frame(self.fin, names)
 
-    def answer(self, timeout: float, stop: threading.Event) -> list[Any]:
+    def answer(self, timeout: float, stop: threading.Event,
+               slow: Callable[[int, float], None] | None = None) -> list[Any]:
         """The oldest chunk's answer; raises on EOF, garbage or timeout, and Stopped as soon as
-        ``stop`` is set (SIGTERM must not wait on a hung worker)."""
-        deadline = time.monotonic() + timeout
+        ``stop`` is set (SIGTERM must not wait on a hung worker). ``slow(pid, waited)`` is told
+        once, after SLOW_S without an answer (so `status` can show the wait)."""
+        start = time.monotonic()
+        deadline = start + timeout
+        told = slow is None
         while True:
             if stop.is_set():
                 raise Stopped
@@ -206,8 +226,13 @@ class _Worker:
                 raw = self.answers.get(timeout=min(0.1, max(0.0, deadline - time.monotonic())))
                 break
             except queue.Empty:
-                if time.monotonic() >= deadline:
+                now = time.monotonic()
+                if now >= deadline:
                     raise TimeoutError("no answer") from None
+                if not told and now - start >= SLOW_S:
+                    told = True
+                    assert slow is not None
+                    slow(self.proc.pid, now - start)
         if isinstance(raw, BaseException):
             self.answers.put(raw)  # every later answer fails the same way
             raise raw
@@ -216,10 +241,14 @@ class _Worker:
             raise ValueError("answer is not a list")
         return got
 
-    def stop(self) -> None:
-        """EOF on its stdin ends the worker; its stdout is closed only once the reader thread saw
-        EOF there (closing a descriptor another thread reads could hand the number to a file
-        opened meanwhile)."""
+    def stop(self, kill: bool = False) -> None:
+        """EOF on its stdin ends the worker; ``kill``: at once, without waiting for it to read
+        that (a stopping daemon need not wait on a worker that hangs: its work is pure, and what
+        it held is still in new/). Its stdout is closed only once the reader thread saw EOF there
+        (closing a descriptor another thread reads could hand the number to a file opened
+        meanwhile)."""
+        if kill:
+            self.proc.kill()
         try:
             if self.proc.stdin is not None:
                 self.proc.stdin.close()
@@ -298,17 +327,17 @@ class Pool:
     def outstanding(self) -> list[str]:
         return [n for _, names in self.order for n in names]
 
-    def take(self, stop: threading.Event) -> list[Item]:
+    def take(self, stop: threading.Event, slow: Callable[[int, float], None] | None = None) -> list[Item]:
         """The oldest submitted chunk, prepared. Raises Stopped when ``stop`` is set, anything
         else when a worker failed: the caller then prepares ``outstanding()`` itself."""
         w, names = self.order[0]
-        rows = w.answer(ANSWER_TIMEOUT_S, stop)
+        rows = w.answer(ANSWER_TIMEOUT_S, stop, slow)
         items = [_item(row, name) for row, name in zip(rows, names, strict=True)]
         self.order.popleft()
         return items
 
-    def close(self) -> None:
+    def close(self, kill: bool = False) -> None:
         for w in self.workers:
-            w.stop()
+            w.stop(kill)
         self.workers = []
         self.order.clear()

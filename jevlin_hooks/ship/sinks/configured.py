@@ -17,7 +17,7 @@ def from_config(cfg: dict[str, Any], home: str) -> Sink:
     if kind == "jevlin":
         from jevlin_hooks.ship.sinks.jevlin import JevlinSink
 
-        return JevlinSink(ship["endpoint"], _api_key(ship))
+        return JevlinSink(ship["endpoint"], _api_key(ship), ship.get("timeout_s"))
     if kind == "otlp":
         from jevlin_hooks.ship.sinks.otlp import OtlpSink
 

@@ -1,15 +1,23 @@
 """What the HTTP sinks share: one pooled client, a bounded POST, and what an answer means.
 
-An answer is read with a size cap on the bytes received and on the bytes they decompress to
-(a gzip bomb is an error for that attempt, not a few GiB of memory), and classified the same way
-for every sink (:func:`classify`):
+Every request has one deadline for the whole exchange (``[ship] timeout_s``, 120 s by default):
+connecting, sending, the answer's status line and headers, and its body. Each read and write on
+the socket waits at most until that deadline (:class:`_DeadlineBackend`), so a collector that
+trickles its headers a byte at a time, or answers ``100 Continue`` forever, does not pin delivery:
+the request fails at its deadline and is retried later.
 
-- 2xx: delivered, whatever the body says (a body the sink cannot read is still a success);
+An answer is read with a size cap on the bytes received and on the bytes they decompress to
+(a gzip bomb costs at most 1 MiB of memory), and classified the same way for every sink by its
+status alone (:func:`classify`):
+
+- 2xx: delivered, whatever the body (over the cap, a gzip bomb, cut off at the deadline, not JSON):
+  the records are never sent again; a body the sink cannot read only loses its details;
 - 3xx, 401, 403, 404, 405, 407, 410, 415, 422, 426: the configuration is wrong: hold the whole
   queue, quarantine nothing, and say which key to change;
 - 413 and any other 4xx: the batch as a whole was refused: send the halves (the daemon keeps
   splitting, and quarantines a record only when it is refused alone while others go through);
-- 408, 425, 429, 5xx, network errors: retry later, honouring Retry-After (at least 1 s).
+- 408, 425, 429, 5xx, network errors, no answer by the deadline: retry later, honouring
+  Retry-After (at least 1 s).
 """
 
 from __future__ import annotations
@@ -17,12 +25,15 @@ from __future__ import annotations
 import gzip
 import ipaddress
 import json
+import ssl
+import threading
 import time
 import zlib
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpcore
 import httpx
 
 from jevlin_hooks import __version__
@@ -30,22 +41,96 @@ from jevlin_hooks.base import redact
 from jevlin_hooks.ship import codec
 from jevlin_hooks.ship.sinks import RETRYABLE, Result, parse_retry_after
 
-TIMEOUT = httpx.Timeout(30.0, connect=5.0)
+TIMEOUT = httpx.Timeout(30.0, connect=5.0)  # each step; the deadline bounds them all
 MAX_RESPONSE_BYTES = 1 << 20  # our servers answer a few bytes; anything near this is wrong
-DEADLINE_S = 120.0  # a server trickling its answer byte by byte does not hold a send forever
+DEADLINE_S = 120.0  # [ship] timeout_s when the config does not say
 
 
 @dataclass
 class Reply:
     status: int
     headers: httpx.Headers
-    body: bytes | None  # decoded; None when unreadable (an encoding we do not speak, corrupt gzip)
+    body: bytes | None  # decoded; None when unreadable (over the cap, cut off, an encoding we do not speak)
 
 
-def client() -> httpx.Client:
-    return httpx.Client(timeout=TIMEOUT, headers={"User-Agent": f"jevlin-hooks/{__version__}",
-                                                  "Accept-Encoding": "gzip"},
-                        follow_redirects=False, trust_env=False)
+class _Deadline(threading.local):
+    at: float | None = None  # time.monotonic() by which the request in this thread must be done
+
+
+def _left(deadline: _Deadline, timeout: float | None, late: type[Exception]) -> float | None:
+    """``timeout`` for one socket operation, cut to what is left of the request's deadline."""
+    at = deadline.at
+    if at is None:
+        return timeout
+    left = at - time.monotonic()
+    if left <= 0:
+        raise late("the answer deadline passed")
+    return left if timeout is None else min(timeout, left)
+
+
+class _Stream(httpcore.NetworkStream):
+    """A socket whose every read and write waits at most until the request's deadline."""
+
+    def __init__(self, inner: httpcore.NetworkStream, deadline: _Deadline) -> None:
+        self.inner = inner
+        self.deadline = deadline
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self.inner.read(max_bytes, _left(self.deadline, timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self.inner.write(buffer, _left(self.deadline, timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str | None = None,
+                  timeout: float | None = None) -> httpcore.NetworkStream:
+        left = _left(self.deadline, timeout, httpcore.ConnectTimeout)
+        return _Stream(self.inner.start_tls(ssl_context, server_hostname, left), self.deadline)
+
+    def get_extra_info(self, info: str) -> Any:
+        return self.inner.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore.NetworkBackend):
+    def __init__(self, inner: httpcore.NetworkBackend, deadline: _Deadline) -> None:
+        self.inner = inner
+        self.deadline = deadline
+
+    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+                    socket_options: Any = None) -> httpcore.NetworkStream:
+        left = _left(self.deadline, timeout, httpcore.ConnectTimeout)
+        return _Stream(self.inner.connect_tcp(host, port, left, local_address, socket_options), self.deadline)
+
+    def connect_unix_socket(self, path: str, timeout: float | None = None,
+                            socket_options: Any = None) -> httpcore.NetworkStream:
+        left = _left(self.deadline, timeout, httpcore.ConnectTimeout)
+        return _Stream(self.inner.connect_unix_socket(path, left, socket_options), self.deadline)
+
+    def sleep(self, seconds: float) -> None:
+        self.inner.sleep(seconds)
+
+
+class Client:
+    """An httpx client whose every request is bounded by one deadline (``timeout_s``)."""
+
+    def __init__(self, timeout_s: float | None = None) -> None:
+        self.timeout_s = max(1.0, float(DEADLINE_S if timeout_s is None else timeout_s))
+        self.deadline = _Deadline()
+        transport = httpx.HTTPTransport(trust_env=False)
+        pool = transport._pool
+        # httpcore takes a network backend at construction only; httpx does not pass one through
+        pool._network_backend = _DeadlineBackend(pool._network_backend, self.deadline)
+        self.http = httpx.Client(timeout=TIMEOUT, transport=transport, follow_redirects=False, trust_env=False,
+                                 headers={"User-Agent": f"jevlin-hooks/{__version__}", "Accept-Encoding": "gzip"})
+
+    def close(self) -> None:
+        self.http.close()
+
+
+def client(timeout_s: float | None = None) -> Client:
+    return Client(timeout_s)
 
 
 def inert(text: str, limit: int = 300) -> str:
@@ -125,33 +210,43 @@ def compress(data: bytes) -> bytes:
     return out
 
 
-def post(http: httpx.Client, url: str, data: bytes, headers: dict[str, str], content_type: str) -> Reply | Result:
-    """POST ``data`` gzipped; the answer read within the caps. A Result means no usable answer."""
+def post(http: Client, url: str, data: bytes, headers: dict[str, str], content_type: str) -> Reply | Result:
+    """POST ``data`` gzipped; the answer read within the caps and the deadline. A Result means
+    no answer came (the status line and headers not complete by the deadline, a network error)."""
     if any(ord(c) < 32 or ord(c) == 127 for v in headers.values() for c in v):
         return _bad_chars()
     body = compress(data)
-    deadline = time.monotonic() + DEADLINE_S
+    http.deadline.at = time.monotonic() + http.timeout_s
     try:
-        with http.stream("POST", url, content=body, headers={**headers, "Content-Type": content_type,
-                                                             "Content-Encoding": "gzip"}) as resp:
-            raw = bytearray()
-            for chunk in resp.iter_raw():
-                raw += chunk
-                if len(raw) > MAX_RESPONSE_BYTES:
-                    return Result(retry=True, error=f"HTTP {resp.status_code}: answer over "
-                                                    f"{MAX_RESPONSE_BYTES >> 20} MiB, not read")
-                if time.monotonic() > deadline:
-                    return Result(retry=True, error=f"HTTP {resp.status_code}: answer took over {DEADLINE_S:.0f} s")
-            try:
-                decoded = _decode(bytes(raw), resp.headers.get("Content-Encoding", ""))
-            except _TooLarge:
-                return Result(retry=True, error=f"HTTP {resp.status_code}: answer over "
-                                                f"{MAX_RESPONSE_BYTES >> 20} MiB once decompressed, not read")
-            return Reply(resp.status_code, resp.headers, decoded)
+        with http.http.stream("POST", url, content=body, headers={**headers, "Content-Type": content_type,
+                                                                  "Content-Encoding": "gzip"}) as resp:
+            return Reply(resp.status_code, resp.headers, _read_body(resp))
     except httpx.HTTPError as exc:  # connect errors, resets, timeouts: all retried later
+        if http.deadline.at is not None and time.monotonic() >= http.deadline.at:
+            return Result(retry=True, error=f"no answer within {http.timeout_s:.0f} s ([ship] timeout_s); "
+                                            f"{type(exc).__name__}")
         return Result(retry=True, error=f"{type(exc).__name__}: {inert(redact.urls_in(str(exc)), 200)}")
     except (httpx.InvalidURL, UnicodeError):
         return _bad_chars()
+    finally:
+        http.deadline.at = None
+
+
+def _read_body(resp: httpx.Response) -> bytes | None:
+    """The answer's body, decoded, or None: over the cap (received or decompressed), cut off (a
+    network error, the deadline), or in an encoding we do not read. The status is what counts."""
+    raw = bytearray()
+    try:
+        for chunk in resp.iter_raw():
+            raw += chunk
+            if len(raw) > MAX_RESPONSE_BYTES:
+                return None  # not read further: leaving the block closes the connection
+    except httpx.HTTPError:
+        return None
+    try:
+        return _decode(bytes(raw), resp.headers.get("Content-Encoding", ""))
+    except _TooLarge:
+        return None
 
 
 def _bad_chars() -> Result:
@@ -159,7 +254,7 @@ def _bad_chars() -> Result:
                                    "(a line break, a control character, non-ASCII): fix them in config.toml")
 
 
-def post_json(http: httpx.Client, url: str, body: Any, headers: dict[str, str]) -> Reply | Result:
+def post_json(http: Client, url: str, body: Any, headers: dict[str, str]) -> Reply | Result:
     return post(http, url, codec.dumps(body), headers, "application/json")
 
 

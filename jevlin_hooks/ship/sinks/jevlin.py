@@ -20,10 +20,11 @@ AUTH = "[ship] api_key (or JEVLIN_API_KEY)"
 class JevlinSink:
     name = "jevlin"
 
-    def __init__(self, endpoint: str, api_key: str) -> None:
+    def __init__(self, endpoint: str, api_key: str, timeout_s: float | None = None) -> None:
         self.endpoint = endpoint
         self.api_key = api_key
-        self.http = client()
+        self.http = client(timeout_s)
+        self.timeout_s = self.http.timeout_s  # the answer deadline, shown by `status` while a request waits
 
     def send(self, records: list[dict[str, Any]]) -> Result:
         problem = endpoint_problem(self.endpoint, AUTH)
