@@ -448,6 +448,7 @@ def _write(path: str, data: bytes, mode: int) -> None:
     """``path`` whole or not at all: a temp file beside it (never through a link), fsync, rename."""
     tmp = path + ".jevlin-tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, mode)
+    os.fchmod(fd, mode)  # the file's own mode, whatever the umask (077 would make a 0640 file 0600)
     with os.fdopen(fd, "wb") as f:
         f.write(data)
         f.flush()

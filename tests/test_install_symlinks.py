@@ -219,3 +219,26 @@ def test_the_allowlist_lock_is_taken_through_the_link_name_hermes_uses(tmp_path)
         assert tree(tmp_path) == before
     finally:
         holder.communicate(b"")
+
+
+@pytest.mark.parametrize("mask", [0o077, 0o022, 0o000])
+def test_install_and_uninstall_keep_the_files_mode_whatever_the_umask(tmp_path, mask):
+    """A user with umask 077 (common on shared machines) keeps a 0640 settings.json 0640: the
+    temp file is made with the file's own mode, not the mode the umask leaves of it."""
+    home = tmp_path
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_bytes(b'{"theme": "dark"}\n')
+    os.chmod(settings, 0o640)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        e = dict(os.environ, HOME=str(home), JEVLIN_HOME=str(home / ".jevlin"), XDG_CACHE_HOME=str(home / ".cache"))
+        return subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", *args], env=e, capture_output=True,
+                              text=True, stdin=subprocess.DEVNULL, timeout=120, preexec_fn=lambda: os.umask(mask))
+
+    assert run("install", "--harness", "claude-code").returncode == 0
+    assert b"jevlin_hooks" in settings.read_bytes()
+    assert os.stat(settings).st_mode & 0o777 == 0o640
+    assert os.stat(str(settings) + ".jevlin-backup").st_mode & 0o777 == 0o640, "the backup is as closed as the file"
+    assert run("uninstall", "--harness", "claude-code").returncode == 0
+    assert settings.read_bytes() == b'{"theme": "dark"}\n' and os.stat(settings).st_mode & 0o777 == 0o640
