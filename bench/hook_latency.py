@@ -1,6 +1,6 @@
 """Hook and context start-to-exit wall time, side by side with the interpreter's floor.
 
-    .venv/bin/python bench/hook_latency.py [--n 200] [--only pi|hermes]
+    .venv/bin/python bench/hook_latency.py [--n 200] [--only pi|hermes|copilot] [--baseline OTHER/entry.py]
 
 Each sample is one whole process, as the harness runs it: `python -I -S jevlin_hooks/capture/entry.py
 claude-code` with a real Claude Code payload on stdin. Every event sample is interleaved with a
@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -133,6 +134,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--only", choices=["pi", "hermes", "copilot"], help="only these rows (with their floor)")
+    ap.add_argument("--baseline", help="copilot rows: another tree's entry.py, measured sample by sample beside this one")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="jevlin-bench-")
     home = os.path.join(tmp, "home")
@@ -188,7 +190,7 @@ def main() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
         return
     if args.only == "copilot":
-        report(copilot_rows(args.n, env, floor_cmd, tmp), args.n)
+        report(copilot_rows(args.n, env, floor_cmd, tmp, args.baseline), args.n)
         shutil.rmtree(tmp, ignore_errors=True)
         return
     for name in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolBatch",
@@ -217,7 +219,7 @@ def main() -> None:
     rows.append(("codex notify", floor, took))
 
     rows += hermes_rows(args.n, env, floor_cmd, tmp)
-    rows += copilot_rows(args.n, env, floor_cmd, tmp)
+    rows += copilot_rows(args.n, env, floor_cmd, tmp, args.baseline)
 
     # Pi: the one step the agent waits for, the ack of a search's tool_call
     rows += pi_rows(args.n, env, floor_cmd)
@@ -259,77 +261,222 @@ def main() -> None:
 
 def report(rows: list[tuple[str, list[float], list[float]]], n: int) -> None:
     print(f"python {sys.version.split()[0]}  {os.cpu_count()} cpus  n={n} per row, interleaved with the floor")
-    print(f"{'what':<26} {'floor p50':>9} {'p50':>8} {'p99':>8} {'p50 x':>6} {'p99 x':>6}")
+    width = max([26] + [len(label) for label, _, _ in rows])
+    print(f"{'what':<{width}} {'floor p50':>9} {'p10':>8} {'p50':>8} {'p90':>8} {'p99':>8} {'p50 x':>6} {'p99 x':>6}")
     for label, floor, took in rows:
-        f50, t50, t99 = pct(floor, .5), pct(took, .5), pct(took, .99)
-        print(f"{label:<26} {f50 * 1000:8.1f}ms {t50 * 1000:6.1f}ms {t99 * 1000:6.1f}ms "
-              f"{t50 / f50:5.2f}x {t99 / f50:5.2f}x")
+        f50, t10, t50, t90, t99 = pct(floor, .5), pct(took, .1), pct(took, .5), pct(took, .9), pct(took, .99)
+        print(f"{label:<{width}} {f50 * 1000:7.1f}ms {t10 * 1000:6.1f}ms {t50 * 1000:6.1f}ms {t90 * 1000:6.1f}ms "
+              f"{t99 * 1000:6.1f}ms {t50 / f50:5.2f}x {t99 / f50:5.2f}x")
 
 
-def copilot_rows(n: int, env: dict[str, str], floor_cmd: list[str], tmp: str) -> list[tuple]:
+def copilot_rows(n: int, env: dict[str, str], floor_cmd: list[str], tmp: str,
+                 baseline: str | None = None) -> list[tuple]:
     """Every event `install --harness copilot-cli` hooks (Copilot waits for each), run as
     installed: the event name as the argument, Copilot's own payload (no event name) on stdin.
-    Searches use fresh commands so each does its real work; Copilot's session file (the
-    captured basic session, under COPILOT_HOME) already holds each search's request and the
-    post event's own hook.start line, so postToolUse finds its history without waiting (the
-    wait for Copilot's lazy write is Copilot's, ~90 ms, not measured here)."""
-    hook = [PY, "-I", "-S", ENTRY, "copilot-cli"]
+
+    First with Copilot's session file already holding what each hook reads (the captured basic
+    session, under COPILOT_HOME, plus each search's request and its post hook's own line), then
+    ("late" rows) as Copilot really writes it: each hook's own line ~90 ms after the hook
+    starts (a thread appends it then, while the hook runs), with turn ends on. There a search's
+    end and an agentStop either wait for that line (the old hooks) or hold their record for a
+    later event (the event after them is measured too: it reads what was held), and sessionEnd
+    waits for what is still held.
+
+    ``baseline``: another tree's entry.py, measured in the same loop, sample by sample (floor,
+    this tree, that tree), each tree with its own JEVLIN_HOME and COPILOT_HOME."""
+    trees = [("", ENTRY)] + ([(" (baseline)", baseline)] if baseline else [])
     ev: dict[str, dict] = {}
     for _name, p in replay.scenario_events("basic", "copilot-cli") + replay.scenario_events("subagent", "copilot-cli") \
             + replay.scenario_events("compact", "copilot-cli"):
         ev.setdefault(p["hook_event_name"], {k: v for k, v in p.items() if k != "hook_event_name"})
     sid = ev["sessionStart"]["sessionId"]
-    copilot_home = os.path.join(tmp, "copilot")
-    events_file = os.path.join(copilot_home, "session-state", sid, "events.jsonl")
-    os.makedirs(os.path.dirname(events_file))
-    shutil.copyfile(os.path.join(replay.data_dir("copilot-cli"), "sessions", f"{sid}.events.jsonl"), events_file)
-    cenv = dict(env, COPILOT_HOME=copilot_home)
+    benches = [_CopilotBench(os.path.join(tmp, f"copilot-tree{t}"), entry, env, ev, sid)
+               for t, (_label, entry) in enumerate(trees)]
+    rows = []
+    for label in ("sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "preToolUse other",
+                  "postToolUse other", "preCompact", "subagentStart", "subagentStop", "agentStop", "sessionEnd"):
+        samples = [([], []) for _ in trees]
+        for i in range(n):
+            for b, (floor, took) in zip(benches, samples, strict=True):
+                name, data = b.prep(label, i)
+                floor.append(run(floor_cmd, b"", b.env))
+                took.append(run(b.hook + [name], data, b.env))
+        rows += [(f"copilot {label}{t}", floor, took) for (t, _), (floor, took) in zip(trees, samples, strict=True)]
+    late = ("postToolUse, line late", "next event, after it", "agentStop, line late", "next prompt, after it",
+            "sessionEnd, line late")
+    samples_by = {label: [([], []) for _ in trees] for label in late}
+    for i in range(n):
+        for t, b in enumerate(benches):
+            for label, floor_took in zip(late, b.late_turn(i, floor_cmd), strict=True):
+                samples_by[label][t][0].append(floor_took[0])
+                samples_by[label][t][1].append(floor_took[1])
+    for label in late:
+        rows += [(f"copilot {label}{t}", floor, took) for (t, _), (floor, took) in zip(trees, samples_by[label], strict=True)]
+    for (t, _), b in zip(trees, benches, strict=True):
+        print(f"copilot late rows{t}: {b.late_check()}", file=sys.stderr)
+    return rows
 
-    def call(name: str, i: int, tool: str = "bash") -> dict:
+
+class _CopilotBench:
+    """One tree's hooks, home and Copilot session files."""
+
+    LATE = 0.09  # Copilot writes a hook's own line this long after the hook starts
+
+    def __init__(self, root: str, entry: str, env: dict[str, str], ev: dict[str, dict], sid: str) -> None:
+        self.hook = [PY, "-I", "-S", entry, "copilot-cli"]
+        self.ev = ev
+        self.sid = sid
+        self.copilot_home = os.path.join(root, "copilot")
+        self.events_file = self.events_of(sid)
+        os.makedirs(os.path.dirname(self.events_file))
+        shutil.copyfile(os.path.join(replay.data_dir("copilot-cli"), "sessions", f"{sid}.events.jsonl"),
+                        self.events_file)
+        homes = {}
+        for name, extra in (("home", ""), ("home-late", "[miner]\nturn_end = true\n")):
+            homes[name] = os.path.join(root, name)
+            os.makedirs(homes[name])
+            with open(os.path.join(homes[name], "config.toml"), "w") as f:
+                f.write('[search]\nshell_commands = ["jevlin search"]\n[daemon]\nautostart = false\n' + extra)
+        self.env = dict(env, JEVLIN_HOME=homes["home"], COPILOT_HOME=self.copilot_home)
+        self.late_env = dict(env, JEVLIN_HOME=homes["home-late"], COPILOT_HOME=self.copilot_home)
+        self.stamp = 2_100_000_000_000
+        self.hook_run("sessionStart", ev["sessionStart"])
+        self.hook_run("userPromptSubmitted", ev["userPromptSubmitted"])
+
+    def events_of(self, sid: str) -> str:
+        return os.path.join(self.copilot_home, "session-state", sid, "events.jsonl")
+
+    def hook_run(self, name: str, payload: dict, env: dict[str, str] | None = None) -> None:
+        subprocess.run(self.hook + [name], input=json.dumps(payload).encode(), env=env or self.env, check=True)
+
+    def call(self, name: str, i: int, tool: str = "bash", **extra: object) -> dict:
         args = {"command": f'jevlin search "copilot {i}"'} if tool == "bash" else {"path": f"/w/f{i}.py"}
-        return dict(ev[name], sessionId=sid, timestamp=2_000_000_000_000 + i, toolName=tool, toolArgs=args)
+        return dict(self.ev[name], sessionId=self.sid, timestamp=2_000_000_000_000 + i, toolName=tool, toolArgs=args,
+                    **extra)
 
-    def written(i: int) -> None:  # what Copilot has written by the time the post hook runs
+    def written(self, i: int) -> None:  # what Copilot has written by the time the post hook runs
         ask = {"type": "assistant.message", "data": {"content": f"Searching for copilot {i}.", "model": "m",
                "toolRequests": [{"toolCallId": f"toolu_b{i}", "name": "bash",
                                  "arguments": {"command": f'jevlin search "copilot {i}"'}}]}, "timestamp": "x"}
         own = {"type": "hook.start", "data": {"hookType": "postToolUse", "input": {
-               "sessionId": sid, "timestamp": 2_000_000_000_000 + i}}, "timestamp": "x"}
-        with open(events_file, "a") as f:
+               "sessionId": self.sid, "timestamp": 2_000_000_000_000 + i}}, "timestamp": "x"}
+        with open(self.events_file, "a") as f:
             f.write(json.dumps(ask) + "\n" + json.dumps(own) + "\n")
 
-    def prep(name: str, i: int) -> tuple[str, bytes]:
+    def prep(self, name: str, i: int) -> tuple[str, bytes]:
+        ev, sid = self.ev, self.sid
         if name == "preToolUse other":
-            return "preToolUse", json.dumps(call("preToolUse", i, "view")).encode()
+            return "preToolUse", json.dumps(self.call("preToolUse", i, "view")).encode()
         if name == "postToolUse other":
-            return "postToolUse", json.dumps(call("postToolUse", i, "view")).encode()
+            return "postToolUse", json.dumps(self.call("postToolUse", i, "view")).encode()
         if name == "preToolUse":
-            return name, json.dumps(call(name, i)).encode()
+            return name, json.dumps(self.call(name, i)).encode()
         if name == "postToolUse":
-            subprocess.run(hook + ["preToolUse"], input=json.dumps(call("preToolUse", i)).encode(), env=cenv, check=True)
-            written(i)
-            return name, json.dumps(call(name, i)).encode()
+            self.hook_run("preToolUse", self.call("preToolUse", i))
+            self.written(i)
+            return name, json.dumps(self.call(name, i)).encode()
         if name == "userPromptSubmitted":
             return name, json.dumps(dict(ev[name], sessionId=sid, prompt=f"prompt {i}")).encode()
         if name == "agentStop":
-            subprocess.run(hook + ["userPromptSubmitted"], input=json.dumps(dict(ev["userPromptSubmitted"], sessionId=sid)).encode(),
-                           env=cenv, check=True)
+            self.hook_run("userPromptSubmitted", dict(ev["userPromptSubmitted"], sessionId=sid))
         if name in ("subagentStart", "subagentStop"):
             return name, json.dumps(dict(ev[name], sessionId=sid, agentId=f"agent-{name}-{i}", parentAgentId=sid)).encode()
         return name, json.dumps(dict(ev[name], sessionId=sid)).encode()
 
-    subprocess.run(hook + ["sessionStart"], input=json.dumps(ev["sessionStart"]).encode(), env=cenv, check=True)
-    subprocess.run(hook + ["userPromptSubmitted"], input=json.dumps(ev["userPromptSubmitted"]).encode(), env=cenv, check=True)
-    rows = []
-    for label in ("sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "preToolUse other",
-                  "postToolUse other", "preCompact", "subagentStart", "subagentStop", "agentStop", "sessionEnd"):
-        floor, took = [], []
-        for i in range(n):
-            name, data = prep(label, i)
-            floor.append(run(floor_cmd, b"", cenv))
-            took.append(run(hook + [name], data, cenv))
-        rows.append((f"copilot {label}", floor, took))
-    return rows
+    # --- as Copilot writes its file: each hook's own line ~90 ms late -------------------------
+
+    def line(self, path: str, entry: dict) -> None:
+        with open(path, "a") as f:
+            f.write(json.dumps(dict(entry, timestamp="2036-07-18T00:00:00.000Z")) + "\n")
+
+    def own(self, hook: str, sid: str, ts: int) -> dict:
+        return {"type": "hook.start", "data": {"hookType": hook, "input": {"sessionId": sid, "timestamp": ts}}}
+
+    def copilot_writes(self, path: str, entries: list[dict]) -> Any:
+        """A thread that appends ``entries`` to ``path`` LATE seconds from now, as Copilot does with
+        a hook's own line once the hook has started; join() it."""
+        import threading
+
+        def copilot() -> None:
+            time.sleep(self.LATE)
+            for entry in entries:
+                self.line(path, entry)
+
+        writer = threading.Thread(target=copilot)
+        writer.start()
+        return writer
+
+    def late_check(self) -> str:
+        """What the late rows queued: each search with its history, each turn end with its tokens."""
+        from jevlin_hooks.base import spool
+
+        recs = spool.read_all(self.late_env["JEVLIN_HOME"])
+        searches = [r for r in recs if r["kind"] == "search"]
+        ends = [r for r in recs if r["kind"] == "turn_end"]
+        return (f"{len(searches)} searches, {sum(r['history'].startswith('Searching') for r in searches)} with "
+                f"their history; {len(ends)} turn ends, {sum(r['tokens']['input'] > 0 for r in ends)} with tokens")
+
+    def timed(self, name: str, payload: dict) -> float:
+        return run(self.hook + [name], json.dumps(payload).encode(), self.late_env)
+
+    def late_turn(self, i: int, floor_cmd: list[str]) -> list[tuple[float, float]]:
+        """One turn with a search, and one session's end, as Copilot writes its file: (floor, time)
+        of each late row, in the order of ``copilot_rows``'s ``late``."""
+        sid = f"late-{self.sid}"
+        path = self.events_of(sid)
+        self.stamp += 10
+        ts = self.stamp
+        base = {"sessionId": sid, "cwd": "/w"}
+        if i == 0:
+            os.makedirs(os.path.dirname(path))
+            self.hook_run("sessionStart", dict(self.ev["sessionStart"], sessionId=sid), self.late_env)
+            self.hook_run("userPromptSubmitted", {**base, "prompt": "late 0", "timestamp": ts}, self.late_env)
+        search = {**base, "toolName": "bash", "toolArgs": {"command": f'jevlin search "late {i}"'}}
+        self.line(path, {"type": "user.message", "data": {"content": f"late {i}"}})
+        self.line(path, {"type": "assistant.message", "data": {"content": f"Searching late {i}.", "model": "m",
+                   "toolRequests": [{"name": "bash", "arguments": search["toolArgs"]}]}})
+        self.hook_run("preToolUse", {**search, "timestamp": ts + 1}, self.late_env)
+        out = []
+        post = {**search, "timestamp": ts + 2,
+                "toolResult": {"resultType": "success", "textResultForLlm": "r\n<shellId: 0 completed with exit code 0>"}}
+        floor = run(floor_cmd, b"", self.env)
+        writer = self.copilot_writes(path, [self.own("postToolUse", sid, ts + 2)])
+        out.append((floor, self.timed("postToolUse", post)))
+        writer.join()
+        other = {**base, "toolName": "view", "toolArgs": {"path": f"/w/{i}"}, "timestamp": ts + 3}
+        out.append((run(floor_cmd, b"", self.env), self.timed("preToolUse", other)))
+        self.line(path, {"type": "session.usage_record", "data": {"usage": {"model": "m", "inputTokens": 10}}})
+        self.line(path, {"type": "assistant.message", "data": {"content": "Done.", "model": "m"}})
+        floor = run(floor_cmd, b"", self.env)
+        writer = self.copilot_writes(path, [self.own("agentStop", sid, ts + 4)])
+        out.append((floor, self.timed("agentStop", {**base, "timestamp": ts + 4, "stopReason": "end_turn"})))
+        writer.join()
+        nxt = {**base, "prompt": f"late {i + 1}", "timestamp": ts + 10}
+        out.append((run(floor_cmd, b"", self.env), self.timed("userPromptSubmitted", nxt)))
+        # a session of its own that ends right after its agentStop (as `copilot -p` does): the
+        # agentStop's own line comes LATE after that hook started, while sessionEnd runs
+        end_sid = f"end-{i}-{self.sid}"
+        end_path = self.events_of(end_sid)
+        os.makedirs(os.path.dirname(end_path))
+        eb = {"sessionId": end_sid, "cwd": "/w"}
+        self.hook_run("sessionStart", dict(self.ev["sessionStart"], sessionId=end_sid), self.late_env)
+        self.hook_run("userPromptSubmitted", {**eb, "prompt": "end", "timestamp": ts + 5}, self.late_env)
+        esearch = {**eb, "toolName": "bash", "toolArgs": {"command": f'jevlin search "end {i}"'}}
+        self.line(end_path, {"type": "user.message", "data": {"content": "end"}})
+        self.line(end_path, {"type": "assistant.message", "data": {"content": "Searching.", "model": "m",
+                   "toolRequests": [{"name": "bash", "arguments": esearch["toolArgs"]}]}})
+        self.hook_run("preToolUse", {**esearch, "timestamp": ts + 6}, self.late_env)
+        self.line(end_path, self.own("postToolUse", end_sid, ts + 7))
+        self.hook_run("postToolUse", {**esearch, "timestamp": ts + 7, "toolResult": {"resultType": "success",
+                      "textResultForLlm": "r"}}, self.late_env)
+        self.line(end_path, {"type": "assistant.message", "data": {"content": "Done.", "model": "m"}})
+        floor = run(floor_cmd, b"", self.env)
+        writer = self.copilot_writes(end_path, [self.own("agentStop", end_sid, ts + 8),
+                                                self.own("sessionEnd", end_sid, ts + 9)])
+        self.timed("agentStop", {**eb, "timestamp": ts + 8})
+        out.append((floor, self.timed("sessionEnd", {**eb, "timestamp": ts + 9})))
+        writer.join()
+        return out
 
 
 def hermes_rows(n: int, env: dict[str, str], floor_cmd: list[str], tmp: str) -> list[tuple]:

@@ -9,17 +9,20 @@ import calendar
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from conftest import hook_errors, queued, run, state_of
 
 from jevlin_hooks import replay
-from jevlin_hooks.capture import lineage
+from jevlin_hooks.capture import context, lineage
 from jevlin_hooks.harnesses.copilot_cli import capture
+from jevlin_hooks.privacy import ids
 
 H = "copilot-cli"
 S_BASIC = "e1a15705-2231-4894-931a-310cc0993bcd"
@@ -28,6 +31,27 @@ S_SUB = "b9311889-f333-4e5a-b65c-a749b594694c"
 CHILD = "f6fcac56-f334-4e81-bc6c-a7df1e2e1dc6"
 SHELL_ID = "10f05783-9c13-47c6-ab80-197094e46796"  # COPILOT_AGENT_SESSION_ID in the subagent's shell
 S_COMPACT = "5dcc62a9-c88b-42f1-9b99-8c774abc8a0a"
+
+
+def sweep(home: str) -> list[dict[str, Any]]:
+    """The daemon's sweep of abandoned sessions, through its CLI (`daemon run --once`, every
+    session idle long enough: `abandon_after_s = 0`), then its delivery to the local sink: every
+    record shipped so far, in the order it was queued, as shipped (ids hashed, text scrubbed)."""
+    path = os.path.join(home, "config.toml")
+    with open(path) as f:
+        text = f.read()
+    with open(path, "w") as f:
+        f.write(text.replace("[daemon]\n", "[daemon]\nabandon_after_s = 0\n", 1))
+    p = subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "daemon", "run", "--once"],
+                       env={**os.environ, "JEVLIN_HOME": home}, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    with open(path, "w") as f:
+        f.write(text)
+    db = sqlite3.connect(os.path.join(home, "traces.db"))
+    try:
+        return [json.loads(body) for (body,) in db.execute("SELECT body FROM records ORDER BY rowid")]
+    finally:
+        db.close()
 
 
 def lay_sessions(root: str, upto: dict[str, int] | None = None) -> str:
@@ -249,10 +273,11 @@ def test_calls_that_look_alike_are_paired_first_in_first_out(probe_home, tmp_pat
     assert len(queued(probe_home, "search")) == 4 and hook_errors(probe_home) == ""
 
 
-def test_history_waits_for_this_hooks_own_line(probe_home, tmp_path):
+def test_history_is_this_hooks_own_calls(probe_home, tmp_path):
     """The session file as Copilot may leave it when the resume's postToolUse runs: written up to
     the end of the continue run, whose identical call (same command) is there. The older call is
-    not taken for this one: no history rather than a wrong one. Written fully: found."""
+    not taken for this one: while the file stays so, the record is held (the call has ended), and
+    the daemon's sweep queues it with no history rather than a wrong one. Written fully: found."""
     full = lay_sessions(str(tmp_path / "full"))
     path = capture.events_path(S_BASIC, {"COPILOT_HOME": full})
     with open(path, "rb") as f:
@@ -263,11 +288,22 @@ def test_history_waits_for_this_hooks_own_line(probe_home, tmp_path):
     for ch, want in ((early, ""), (full, "Searching again.")):
         home = str(tmp_path / f"jhome-{len(want)}")
         shutil.copytree(probe_home, home)
-        # with the early file, the resume's postToolUse waits HISTORY_WAIT for its line, then gives up
         play(home, events("basic", ch) + events("continue", ch) + events("resume", ch), ch)
         recs = queued(home, "search")
-        assert [r["query"] for r in recs] == ["x", "y", "y"] and recs[1]["history"] == "Searching again."
-        assert recs[2]["history"] == want
+        assert [r["query"] for r in recs] == ["x", "y", "y"][: len(recs)] and recs[1]["history"] == "Searching again."
+        if want:
+            assert recs[2]["history"] == want and "held" not in state_of(home, S_BASIC, H)
+            continue
+        held = state_of(home, S_BASIC, H)["held"]
+        assert len(recs) == 2 and [(h["kind"], h.get("call", {}).get("query")) for h in held] == \
+            [("search", "y"), ("turn_end", None)]
+        shipped = sweep(home)
+        assert [(r["seq"], r["history"]) for r in shipped if r["kind"] == "search"] == \
+            [(1, "Searching."), (2, "Searching again."), (3, "")]
+        # nor is the continue run's turn taken for the resume's: no summary rather than a wrong one
+        last = [r for r in shipped if r["kind"] == "turn_end"][-1]
+        assert (last["prompt"], last["final_message"], last["tokens"]["input"]) == ("please search for y", "", 0)
+        assert "held" not in state_of(home, S_BASIC, H) and hook_errors(home) == ""
 
 
 @pytest.mark.parametrize("written_since", [True, False])
@@ -321,8 +357,6 @@ def test_context_in_the_main_agent_and_in_a_subagent(probe_home, tmp_path):
     """`context` while a search runs: in the main agent the shell names the session; in the
     subagent it names Copilot's own third id, which the subagent's search indexed as an alias of
     its thread (read from Copilot's session file), and the pending call names the subagent."""
-    from jevlin_hooks.capture import context
-
     ch = lay_sessions(str(tmp_path))
     basic = events("basic", ch)
     play(probe_home, basic[:3], ch)  # start, prompt, the search's preToolUse
@@ -344,17 +378,20 @@ def test_context_in_the_main_agent_and_in_a_subagent(probe_home, tmp_path):
 
 
 def test_a_subagent_whose_shell_id_is_not_written_yet(probe_home, tmp_path):
-    """Copilot's session file without the subagent's model calls: its search is recorded all the
-    same (after HISTORY_WAIT), and no alias is made up."""
+    """Copilot's session file without the subagent's model calls, and never written further: no
+    alias is made up, nothing waits, and the search is recorded all the same (held, then queued
+    by the daemon's sweep, without history)."""
     full = lay_sessions(str(tmp_path / "full"))
     with open(capture.events_path(S_SUB, {"COPILOT_HOME": full}), "rb") as f:
         lines = f.read().splitlines(keepends=True)
     first = next(i for i, line in enumerate(lines) if b'"subagent.started"' in line)
     ch = lay_sessions(str(tmp_path / "early"), {S_SUB: first})
     play(probe_home, events("subagent", ch), ch)
-    (rec,) = queued(probe_home, "search")
-    assert rec["session_id"] == CHILD and rec["history"] == ""
+    assert queued(probe_home, "search") == []
     assert "shell" not in lineage.read_index(probe_home, capture.AGENT_INDEX, lineage.workspace_key(CHILD))
+    (rec,) = [r for r in sweep(probe_home) if r["kind"] == "search"]
+    key = ids.load_key(probe_home)
+    assert rec["session_id"] == ids.hash_id(CHILD, key) and rec["history"] == "" and rec["seq"] == 1
     assert hook_errors(probe_home) == ""
 
 
@@ -443,3 +480,217 @@ def test_otlp_spans_name_copilot_and_its_task_call(probe_home, tmp_path):
     assert (agent["name"], call["name"]) == ("invoke_agent task", "execute_tool task")
     assert by_id[call["parentSpanId"]]["name"] == "invoke_agent GitHub Copilot CLI"
     assert attrs(search)["input.value"] == "sub"
+
+
+# --- a session file written late, as Copilot writes it --------------------------------------------
+
+def own_lines(lines: list[bytes]) -> dict[tuple[str, int], int]:
+    """(hook, payload timestamp) -> the index of that hook's own ``hook.start`` line."""
+    out = {}
+    for i, line in enumerate(lines):
+        entry = json.loads(line)
+        inp = entry["data"].get("input") if entry["type"] == "hook.start" else None
+        if isinstance(inp, dict) and isinstance(inp.get("timestamp"), int):
+            out[(entry["data"]["hookType"], inp["timestamp"])] = i
+    return out
+
+
+def play_late(home: str, payloads: list[dict[str, Any]], ch: str, sid: str, lag: int = 0) -> Iterator[dict[str, Any]]:
+    """Each hook run as Copilot runs it on a real machine: its session file holds what came before
+    this hook's own ``hook.start`` line (``lag`` 0), or before the previous hook's (1); that line,
+    and what follows, Copilot writes ~90 ms after the hook started. Yields each payload once its
+    hook has run; the file is left as the last hook saw it."""
+    path = capture.events_path(sid, {"COPILOT_HOME": ch})
+    with open(path, "rb") as f:
+        lines = f.read().splitlines(keepends=True)
+    at = own_lines(lines)
+    seen: list[int] = []
+    cut = 0
+    for p in payloads:
+        k = at.get((p["hook_event_name"], p["timestamp"]))
+        if k is not None:
+            seen.append(k)
+        if len(seen) > lag:
+            cut = max(cut, seen[-1 - lag])
+        with open(path, "wb") as f:
+            f.writelines(lines[:cut])
+        run(home, p, H, env={"COPILOT_HOME": ch})
+        yield p
+
+
+def write_all(ch: str, sid: str) -> None:
+    """Copilot went on (or exited): its whole session file is written."""
+    shutil.copyfile(os.path.join(replay.data_dir(H), "sessions", f"{sid}.events.jsonl"), capture.events_path(sid, {"COPILOT_HOME": ch}))
+
+
+def content(r: dict[str, Any]) -> dict[str, Any]:
+    """A record without what differs between two runs of one scenario (ids we draw, clock)."""
+    return {k: v for k, v in r.items() if k not in ("record_id", "ts", "turn_id", "call_id", "duration_ms")}
+
+
+def test_a_search_end_not_written_yet_is_queued_at_the_next_event(probe_home, tmp_path):
+    """At the search's postToolUse Copilot has not written the hook's own line: nothing waits. The
+    call ends there (no longer pending, its status and duration kept) and its record is held; the
+    next event (agentStop) queues it with the history it would have had. The turn end held at
+    agentStop the same way goes out at sessionEnd. The records are those of a file written in
+    time, the call id the one `context` gave the search in-band, the duration the end's."""
+    ch = lay_sessions(str(tmp_path / "late"))
+    seen: dict[str, Any] = {}
+    for p in play_late(probe_home, events("basic", ch), ch, S_BASIC):
+        st = state_of(probe_home, S_BASIC, H)
+        name = p["hook_event_name"]
+        if name == "preToolUse":
+            seen["in_band"] = context.resolve_raw(probe_home, env={"COPILOT_AGENT_SESSION_ID": S_BASIC})["raw_call_id"]
+        elif name == "postToolUse":
+            assert queued(probe_home) == [] and st["pending"] == {}
+            (held,) = st["held"]
+            call = held["call"]
+            assert (held["kind"], call["status"], call["call_id"], call["seq"]) == ("search", "ok", seen["in_band"], 1)
+            assert held["later"]["anchor"] == ["postToolUse", p["timestamp"], S_BASIC]
+            seen["duration"] = call["duration_ms"]
+            assert lineage.open_names(probe_home) == [lineage.file_name(H, S_BASIC)], "the sweep would find it"
+        elif name == "agentStop":
+            assert [r["kind"] for r in queued(probe_home)] == ["search"]
+            assert [h["kind"] for h in st["held"]] == ["turn_end"] and st["turn"] is None
+    st = state_of(probe_home, S_BASIC, H)
+    assert "held" not in st and st["status"] == "ended" and lineage.open_names(probe_home) == []
+    late = queued(probe_home)
+    assert [r["kind"] for r in late] == ["search", "turn_end"]
+    assert (late[0]["call_id"], late[0]["duration_ms"]) == (seen["in_band"], seen["duration"])
+    assert late[0]["history"] == "Searching." and late[1]["tokens"]["input"] == 200
+    on_time = str(tmp_path / "jhome-on-time")
+    shutil.copytree(probe_home, on_time)
+    shutil.rmtree(os.path.join(on_time, "sessions"))
+    shutil.rmtree(os.path.join(on_time, "spool"))
+    replay_ok(on_time, tmp_path / "on-time", "basic")
+    assert [content(r) for r in late] == [content(r) for r in queued(on_time)]
+    assert hook_errors(probe_home) == ""
+
+
+def test_held_records_go_out_in_the_order_their_calls_ended(probe_home, tmp_path):
+    """Copilot a hook behind (each hook's file lacks the previous hook's line too): the search
+    waits past agentStop, and at sessionEnd goes out before the turn end, which is still not
+    written and waits for the sweep; the session ended as it said."""
+    ch = lay_sessions(str(tmp_path))
+    for p in play_late(probe_home, events("basic", ch), ch, S_BASIC, lag=1):
+        if p["hook_event_name"] == "agentStop":
+            assert queued(probe_home) == []
+            assert [h["kind"] for h in state_of(probe_home, S_BASIC, H)["held"]] == ["search", "turn_end"]
+    assert [r["kind"] for r in queued(probe_home)] == ["search"]
+    st = state_of(probe_home, S_BASIC, H)
+    assert [h["kind"] for h in st["held"]] == ["turn_end"] and st["status"] == "ended"
+    write_all(ch, S_BASIC)  # Copilot exited
+    shipped = sweep(probe_home)
+    assert [r["kind"] for r in shipped] == ["search", "turn_end"]
+    end = shipped[1]
+    assert (end["outcome"], end["final_message"], end["search_count"]) == ("completed", "Done.", 1)
+    assert end["tokens"] == {"input": 200, "output": 40, "cache_read": 0, "cache_creation": 0}
+    st = state_of(probe_home, S_BASIC, H)
+    assert "held" not in st and st["status"] == "ended" and lineage.open_names(probe_home) == []
+    assert hook_errors(probe_home) == ""
+
+
+def test_session_end_waits_briefly_for_what_is_held(probe_home, tmp_path):
+    """sessionEnd is the last hook: what is still held then, it waits for (Copilot writes its file
+    about 90 ms after a hook starts), so a session's records are queued when it ends."""
+    import threading
+
+    ch = lay_sessions(str(tmp_path))
+    evs = events("basic", ch)
+    for _ in play_late(probe_home, evs[:-1], ch, S_BASIC, lag=1):
+        pass
+    assert [h["kind"] for h in state_of(probe_home, S_BASIC, H)["held"]] == ["search", "turn_end"]
+
+    def copilot_writes() -> None:
+        time.sleep(0.15)
+        write_all(ch, S_BASIC)
+
+    writer = threading.Thread(target=copilot_writes)
+    writer.start()
+    run(probe_home, evs[-1], H, env={"COPILOT_HOME": ch})
+    writer.join()
+    assert [r["kind"] for r in queued(probe_home)] == ["search", "turn_end"]
+    assert "held" not in state_of(probe_home, S_BASIC, H) and hook_errors(probe_home) == ""
+
+
+@pytest.mark.parametrize("flushed", [True, False])
+def test_a_session_killed_after_a_search_end_is_queued_by_the_sweep(probe_home, tmp_path, flushed):
+    """Copilot killed right after a search's postToolUse, its record held: no event comes again,
+    and the daemon's sweep queues it with the end's status and duration, the call id the search
+    sent in-band, and the best history the file holds: the call's own, if Copilot wrote the hook's
+    line before it died; else none (no line of the file proves which request is this call's). The
+    turn, never stopped, ends as abandoned."""
+    ch = lay_sessions(str(tmp_path))
+    evs = events("basic", ch)
+    post = next(i for i, p in enumerate(evs) if p["hook_event_name"] == "postToolUse")
+    for p in play_late(probe_home, evs[: post + 1], ch, S_BASIC):
+        if p["hook_event_name"] == "preToolUse":
+            in_band = context.resolve_raw(probe_home, env={"COPILOT_AGENT_SESSION_ID": S_BASIC})["raw_call_id"]
+    (held,) = state_of(probe_home, S_BASIC, H)["held"]
+    path = capture.events_path(S_BASIC, {"COPILOT_HOME": ch})
+    if flushed:  # the hook's own line and what follows it made it to the file
+        with open(os.path.join(replay.data_dir(H), "sessions", f"{S_BASIC}.events.jsonl"), "rb") as f:
+            lines = f.read().splitlines(keepends=True)
+        own = own_lines(lines)[("postToolUse", evs[post]["timestamp"])]
+        with open(path, "wb") as f:
+            f.writelines(lines[: own + 3])
+    shipped = sweep(probe_home)
+    key = ids.load_key(probe_home)
+    (rec,) = [r for r in shipped if r["kind"] == "search"]
+    assert (rec["seq"], rec["status"], rec["duration_ms"]) == (1, "ok", held["call"]["duration_ms"])
+    assert rec["call_id"] == ids.hash_id(in_band, key)
+    assert rec["history"] == ("Searching." if flushed else "")
+    (end,) = [r for r in shipped if r["kind"] == "turn_end"]
+    assert (end["outcome"], end["search_count"]) == ("abandoned", 1)
+    st = state_of(probe_home, S_BASIC, H)
+    assert "held" not in st and st["status"] == "abandoned" and lineage.open_names(probe_home) == []
+
+
+def test_a_held_search_finds_its_line_however_much_followed(probe_home, tmp_path):
+    """Read at a later event, the hook's own line may lie further from the end than at its own
+    (ANCHOR_SCAN): it is looked for down to where the file ended when it was not there."""
+    ch = lay_sessions(str(tmp_path))
+    evs = events("basic", ch)
+    post = next(i for i, p in enumerate(evs) if p["hook_event_name"] == "postToolUse")
+    for _ in play_late(probe_home, evs[: post + 1], ch, S_BASIC):
+        pass
+    assert state_of(probe_home, S_BASIC, H)["held"]
+    with open(os.path.join(replay.data_dir(H), "sessions", f"{S_BASIC}.events.jsonl"), "rb") as f:
+        lines = f.read().splitlines(keepends=True)
+    own = own_lines(lines)[("postToolUse", evs[post]["timestamp"])]
+    filler = json.dumps({"type": "tool.execution_complete", "data": {"result": "." * 4000},
+                         "timestamp": "2026-11-30T16:08:39.923Z"}).encode() + b"\n"
+    big = filler * (2 * capture.ANCHOR_SCAN // len(filler))
+    with open(capture.events_path(S_BASIC, {"COPILOT_HOME": ch}), "wb") as f:
+        f.writelines(lines[: own + 1] + [big] + lines[own + 1: own + 9])
+    run(probe_home, evs[post + 1], H, env={"COPILOT_HOME": ch})  # agentStop
+    (rec,) = queued(probe_home, "search")
+    assert rec["history"] == "Searching." and hook_errors(probe_home) == ""
+
+
+def test_a_file_that_stops_growing_holds_a_bounded_number_of_records(probe_home, tmp_path):
+    """Copilot's session file never written again (its writer gone, the file left behind): every
+    search end is held, and past HELD_MAX the oldest goes out with what there is. The lineage stays
+    bounded, nothing is lost, and the records leave in the order the calls ended."""
+    from jevlin_hooks.capture import engine
+
+    ch = str(tmp_path / "ch")
+    sid = "33333333-4444-4555-8666-777777777777"
+    path = capture.events_path(sid, {"COPILOT_HOME": ch})
+    os.makedirs(os.path.dirname(path))
+    with open(path, "w") as f:
+        f.write(json.dumps({"type": "session.start", "data": {}, "timestamp": "2026-11-30T16:08:39.557Z"}) + "\n")
+    now = int(time.time() * 1000)
+    play(probe_home, [
+        {"hook_event_name": "sessionStart", "sessionId": sid, "cwd": "/w", "source": "new", "timestamp": now},
+        {"hook_event_name": "userPromptSubmitted", "sessionId": sid, "cwd": "/w", "prompt": "go", "timestamp": now + 1},
+    ], ch)
+    n = engine.HELD_MAX + 6
+    for i in range(n):
+        play(probe_home, list(_tool_events(sid, f'jevlin search "q{i}"', now + 10 + 2 * i)), ch)
+        assert len(state_of(probe_home, sid, H).get("held", [])) <= engine.HELD_MAX + 1
+    held = state_of(probe_home, sid, H)["held"]
+    recs = queued(probe_home, "search")
+    assert [r["seq"] for r in recs] + [h["call"]["seq"] for h in held] == list(range(1, n + 1))
+    assert recs and all(r["history"] == "" and r["status"] == "ok" for r in recs)
+    assert hook_errors(probe_home) == ""

@@ -24,6 +24,15 @@ parent_turn_id, in_parent_process; and compaction_ids (compactions a harness's o
 on whatever event read it: Gemini CLI), each counted once like ``compacted``.
 A tool event without a call id may carry pair_key (what its pre and post events share: Gemini
 CLI's tool name and input); a post event then closes the oldest pending call with that key.
+
+Held records (``State.held``): a harness whose own file is written after its hook runs (Copilot
+CLI) cannot always read a search's history at its end, nor a turn's summary at its stop, and
+the agent must not wait for it. Such an event carries history_later / summary_later (what to read
+later, the harness's own) instead: the call or turn closes as usual (end time, status,
+duration), and only its record is held, with everything the end told. At every later event of
+the session the harness's ``complete`` reads what is now written and the held records are queued,
+oldest first; the daemon's sweep (close_stale) finishes what is left, with the best there is.
+Seq and call id were fixed at the call's start, so a record queued later carries the same ones.
 """
 
 from __future__ import annotations
@@ -42,8 +51,10 @@ if TYPE_CHECKING:
 
     from jevlin_hooks.capture.shapes import (
         Agent,
+        Complete,
         Config,
         Event,
+        Held,
         History,
         Pending,
         Record,
@@ -65,6 +76,9 @@ TURNS_KEEP = 64
 # too (a SubagentStop that never came): past it the oldest without an open call go the same way.
 AGENTS_ENDED_KEEP = 32
 AGENTS_MAX = 256
+# Held records wait for the harness's file; past this many (a file that stopped growing) the
+# oldest goes out with what there is, so a lineage stays bounded.
+HELD_MAX = 64
 ZERO_TOKENS = {"input": 0, "output": 0, "cache_read": 0, "cache_creation": 0}
 
 
@@ -110,13 +124,17 @@ def new_state(harness: str, ev: Event) -> State:
 
 def apply(
     harness: str, state: State | None, ev: Event, cfg: Config, history_for: History = _no_history,
+    complete: Complete | None = None,
 ) -> tuple[State, list[Record]]:
-    """One event: note what it says about the session, then run the handler for its kind."""
+    """One event: note what it says about the session, queue the held records the harness's file
+    now completes (``complete``), then run the handler for the event's kind."""
     if state is None:
         state = new_state(harness, ev)
     _note_event(state, ev)
     _note_effects(state, ev)
     records: list[Record] = []
+    if state.get("held"):
+        _release(state, complete, False, records)
     if not _compaction_step(state, ev):
         handler = HANDLERS.get(ev["kind"])
         if handler is not None:
@@ -337,11 +355,17 @@ def _on_post_tool(state: State, ev: Event, cfg: Config, history_for: History, re
     hist = ev.get("history")
     if hist is None:
         hist = p.get("history")
-    if hist is None:
-        hist = history_for(p)
     result = ev.get("result")
     if result:
         p["result"] = result  # what came back, for the local store only (capture/results.py)
+    later = ev.get("history_later")
+    if hist is None and later:  # the harness's file does not hold it yet: the record waits
+        p["status"] = status
+        p["duration_ms"] = dur
+        state.setdefault("held", []).append({"kind": "search", "ended": ev["now"], "later": later, "call": p})
+        return
+    if hist is None:
+        hist = history_for(p)
     records.append(_search_record(state, p, status, dur, hist))
 
 
@@ -518,13 +542,16 @@ def _agent(state: State, ev: Event, create: bool = True) -> Agent | None:
 
 def _prune_agents(state: State) -> None:
     """Bound ``agents``: finished ones past the newest AGENTS_ENDED_KEEP, then any past
-    AGENTS_MAX without an open call, leave it. What a later event can still need stays: the id
+    AGENTS_MAX without an open call, leave it; never one whose call's record is held (it names
+    the agent's type, parent call and turn). What a later event can still need stays: the id
     (a late duplicate is recognised) and the searches counted toward a root turn still open."""
     agents = state["agents"]
     ended = [aid for aid, a in agents.items() if a["status"] in ("ended", "abandoned")]
     drop = ended[: max(0, len(ended) - AGENTS_ENDED_KEEP)]
+    waiting = {h["call"].get("agent_id") for h in state.get("held", ()) if "call" in h}
+    drop = [aid for aid in drop if aid not in waiting]
     if len(agents) - len(drop) > AGENTS_MAX:
-        busy = {p.get("agent_id") for p in state["pending"].values()}
+        busy = {p.get("agent_id") for p in state["pending"].values()} | waiting
         extra = [aid for aid in agents if aid not in busy and aid not in drop]
         drop += extra[: len(agents) - len(drop) - AGENTS_MAX]
     if not drop:
@@ -680,16 +707,6 @@ def _close_turn(state: State, ev: Event, cfg: Config, outcome: str, history_for:
     records = _close_pending(state, _pending_of(state, None), "interrupted", now, history_for)
     state["turn"] = None
     _push(state["closed_turns"], turn["id"], TURNS_KEEP)
-    summary = ev.get("summary") or {}
-    tokens: Tokens = summary.get("tokens") or turn.get("tokens") or dict(ZERO_TOKENS)
-    model = summary.get("model") or ev.get("model") or state.get("model")
-    if model:
-        state["model"] = model
-    final = ev.get("last_message")
-    if final is None:
-        final = summary.get("last_text")
-    if final is None and turn.get("texts"):
-        final = turn["texts"][-1]
     searches = turn["searches"] + state.get("agent_searches", {}).pop(turn["id"], 0) + sum(
         a.get("searches_by_turn", {}).get(turn["id"], 0) for a in state["agents"].values()
     )
@@ -701,13 +718,75 @@ def _close_turn(state: State, ev: Event, cfg: Config, outcome: str, history_for:
         "searches": searches,
         "tools": turn["tools"],
         "window": turn["window"],
-        "model": model,
-        "tokens": tokens,
+        "model": None,
+        "tokens": dict(ZERO_TOKENS),
         "error": ev.get("error") if outcome == "error" else None,
     }, TURNS_KEEP)
-    if cfg.get("miner", {}).get("turn_end") and searches > 0:
-        records.append(_turn_end_record(state, turn, now, outcome, final, model, tokens, searches))
-    return records
+    end: Held = {"kind": "turn_end", "ended": now, "later": {}, "turn": turn, "outcome": outcome,
+                 "final": ev.get("last_message"), "model": ev.get("model"), "searches": searches,
+                 "window": state["window"]}  # where the turn ended: a compaction inside it shows
+    send = bool(cfg.get("miner", {}).get("turn_end")) and searches > 0
+    later = ev.get("summary_later")
+    if send and later:  # the harness's file does not hold the summary yet: the record waits
+        end["later"] = later
+        state.setdefault("held", []).append(end)
+        return records
+    return records + _finish_turn(state, end, ev.get("summary") or {}, send)
+
+
+def _finish_turn(state: State, end: Held, summary: dict[str, Any], send: bool = True) -> list[Record]:
+    """A closed turn's usage, model and last text (from the harness's ``summary``), into its
+    entry in ``turns`` and, when sent, its turn_end record."""
+    turn = end["turn"]
+    tokens: Tokens = summary.get("tokens") or turn.get("tokens") or dict(ZERO_TOKENS)
+    model = summary.get("model") or end.get("model") or state.get("model")
+    if model:
+        state["model"] = model
+    final = end.get("final")
+    if final is None:
+        final = summary.get("last_text")
+    if final is None and turn.get("texts"):
+        final = turn["texts"][-1]
+    for done in reversed(state["turns"]):
+        if done["id"] == turn["id"]:
+            done["model"] = model
+            done["tokens"] = tokens
+            break
+    if not send:
+        return []
+    return [_turn_end_record(state, turn, end["ended"], end.get("outcome") or "completed", final, model, tokens,
+                             end.get("searches", 0), end.get("window", state["window"]))]
+
+
+def _release(state: State, complete: Complete | None, final: bool, records: list[Record]) -> None:
+    """Queue the held records, oldest first, that ``complete`` finds written; stop at the first it
+    does not (the harness writes its file in order: a newer one would not be there either, and
+    records go out in the order their calls ended). ``final`` (the sweep): each with the best
+    there is. A harness that cannot read its file holds no session hostage: the record goes out
+    without what it could not read."""
+    held = state.get("held") or []
+    while held:
+        item = held[0]
+        last = final or len(held) > HELD_MAX
+        got: dict[str, Any] | None
+        try:
+            got = complete(item, last) if complete is not None else None
+        except Exception:  # noqa: BLE001 - see above
+            got = {}
+        if got is None:
+            if not last:
+                break
+            got = {}
+        held.pop(0)
+        if item["kind"] == "search" and "call" in item:
+            p = item["call"]
+            if got.get("model"):
+                state["model"] = got["model"]
+            records.append(_search_record(state, p, p.get("status") or "ok", p.get("duration_ms"), got.get("history")))
+        elif item["kind"] == "turn_end" and "turn" in item:
+            records += _finish_turn(state, item, got.get("summary") or {})
+    if not held:
+        state.pop("held", None)
 
 
 def _end_session(
@@ -728,14 +807,35 @@ def _end_session(
 
 def close_stale(
     state: State, cfg: Config, now: float, max_age: float, history_for: History = _no_history,
+    complete: Complete | None = None,
 ) -> list[Record]:
-    """Close what a crashed agent left open: pending searches and the turn, as abandoned."""
+    """Close what a crashed agent left open: pending searches and the turn, as abandoned; and
+    queue the records still held (a session killed before its harness wrote their content, or
+    ended before it did), each with the best its file holds now. ``complete``: the harness's;
+    None: the one its registry entry names (the daemon hands over ``history_for`` only)."""
     if now - state.get("updated", now) < max_age:
         return []
-    if state["turn"] is None and not state["pending"]:
+    held = state.get("held")
+    if state["turn"] is None and not state["pending"] and not held:
         return []
+    records: list[Record] = []
+    if held:
+        _release(state, complete or _harness_complete(state.get("harness", "")), True, records)
+    if state["turn"] is None and not state["pending"]:
+        return records  # only held records were left: the session itself ended as it said
     ev: Event = {"kind": "session_end", "now": now, "session_id": state["session_id"]}
-    return _end_session(state, ev, cfg, "abandoned", "abandoned", history_for)
+    return records + _end_session(state, ev, cfg, "abandoned", "abandoned", history_for)
+
+
+def _harness_complete(harness: str) -> Complete | None:
+    """A harness's ``complete`` (an optional part of its capture module, harnesses/parts.py)."""
+    from jevlin_hooks import harnesses
+
+    try:
+        found: Complete | None = getattr(harnesses.capture(harness), "complete", None)
+    except ValueError:  # a lineage file of a harness this version does not know
+        return None
+    return found
 
 
 # --- records -----------------------------------------------------------------------------
@@ -783,7 +883,7 @@ def _search_record(state: State, p: Pending, status: str, duration_ms: int | Non
 
 def _turn_end_record(
     state: State, turn: Turn, now: float, outcome: str, final: str | None, model: str | None,
-    tokens: dict[str, int], searches: int,
+    tokens: dict[str, int], searches: int, window: int,
 ) -> Record:
     return {
         "v": SCHEMA,
@@ -794,7 +894,7 @@ def _turn_end_record(
         "session_id": state["session_id"],
         "turn_id": turn["id"],
         "parent_session_id": state.get("parent_session_id"),
-        "window": state["window"],  # where the turn ended: a compaction inside it shows
+        "window": window,
         "prompt": turn.get("prompt") or "",
         "final_message": final or "",
         "tools": turn["tools"],

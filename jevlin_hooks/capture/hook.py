@@ -109,12 +109,13 @@ def handle(harness: str, payload: Any, home: str) -> list[str]:
     from jevlin_hooks.capture import engine, lineage
 
     before: dict[str, Any] = {}
+    complete = getattr(mod, "complete", None)  # an optional part: a harness that holds records
 
     def transition(state: State | None) -> tuple[State | None, list[Record]]:
         if state is not None:
             before["pid"] = state.get("agent_pid")
             before["cwd"] = state.get("cwd")
-        return engine.apply(mod.NAME, state, ev, cfg, mod.history_for)
+        return engine.apply(mod.NAME, state, ev, cfg, mod.history_for, complete)
 
     state = lineage.update(home, mod.NAME, ev["session_id"], transition)
     if state is not None:

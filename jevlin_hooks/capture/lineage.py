@@ -8,7 +8,8 @@ never a lost record.
 
 Index files let a search process find its lineage without any id in its environment:
 ``sessions/pid/<agent pid>`` and ``sessions/cwd/<sha256(workspace)>`` name the lineage file.
-``sessions/open/<name>`` (empty) exists while a session has a turn or call open: the daemon's
+``sessions/open/<name>`` (empty) exists while a session has a turn or call open (or a record
+held for its content): the daemon's
 abandoned-session sweep reads that index, never the whole directory. It changes under the same
 lock as the state, only when the session opens or closes, so a hook pays for it twice a turn.
 
@@ -87,8 +88,10 @@ def lock(dfd: int, lock_name: str, block: bool = True) -> int:
 
 
 def may_be_open(state: State | None) -> bool:
-    """A turn or a call still open: what the abandoned-session sweep may have to close."""
-    return state is not None and (state.get("turn") is not None or bool(state.get("pending")))
+    """A turn or a call still open, or a record held for its content (engine._release): what the
+    abandoned-session sweep may have to close or queue."""
+    return state is not None and (state.get("turn") is not None or bool(state.get("pending"))
+                                  or bool(state.get("held")))
 
 
 OPEN_DIR = "open"

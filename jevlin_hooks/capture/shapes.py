@@ -79,6 +79,10 @@ class Event(TypedDict, total=False):
     history: str | None
     history_snapshot: str
     summary: dict[str, Any] | None  # the turn's usage: tokens, model, last_text
+    # what the harness's file does not hold yet (Copilot writes it late): the engine holds the
+    # record back (``Held.later``) and the harness's ``complete`` reads it at a later event
+    history_later: dict[str, Any] | None  # a search's end: its history
+    summary_later: dict[str, Any] | None  # the root's stop: the turn's summary (only when turn ends are sent)
 
 
 class Compaction(TypedDict):
@@ -104,6 +108,8 @@ class Pending(TypedDict, total=False):
     call_keys: list[str]
     pair_key: str  # Gemini CLI: its post event finds it by this (engine._paired_call)
     result: dict[str, Any]
+    status: str  # a held call (``Held``): what its end said
+    duration_ms: int
 
 
 class Turn(TypedDict, total=False):
@@ -118,6 +124,23 @@ class Turn(TypedDict, total=False):
     window: Required[int]
     texts: list[str]  # assistant text seen in the turn (Cursor): a search's history
     tokens: Tokens  # summed from the model calls' usage (Hermes)
+
+
+class Held(TypedDict, total=False):
+    """A record held back at its end because the harness's own file did not hold its content yet
+    (``State.held``, oldest first): the harness's ``complete`` reads it at a later event of the
+    session, or the daemon's sweep does (engine._release). Everything the end told is kept here."""
+
+    kind: Required[str]  # search | turn_end
+    ended: Required[float]
+    later: Required[dict[str, Any]]  # the harness's own: where and what to read (Event.history_later / summary_later)
+    call: Pending  # search: the ended call, with its status and duration
+    turn: Turn  # turn_end: the closed turn, and what its record needs besides the summary
+    outcome: str
+    final: str | None
+    model: str | None
+    searches: int
+    window: int
 
 
 class DoneTurn(TypedDict):
@@ -170,6 +193,7 @@ class State(TypedDict, total=False):
     turns: Required[list[DoneTurn]]
     closed_turns: Required[list[str]]
     pending: Required[dict[str, Pending]]
+    held: list[Held]  # records waiting for the harness's file, oldest first (engine._release)
     closed_calls: Required[list[str]]
     closed_call_keys: list[str]
     agents: Required[dict[str, Agent]]
@@ -231,5 +255,9 @@ class TurnEndRecord(TypedDict):
 
 Record = SearchRecord | TurnEndRecord
 History = Callable[[Pending], "str | None"]
+# a harness's ``complete(item, final)``: what its file now says of a held record (``{"history",
+# "model"}`` for a search, ``{"summary"}`` for a turn end); None: not written yet. ``final``
+# (the daemon's sweep): the best there is, never None.
+Complete = Callable[[Held, bool], "dict[str, Any] | None"]
 Transition = Callable[["State | None"], "tuple[State | None, list[Record]]"]
 

@@ -18,6 +18,12 @@ class Capture(Protocol):
     A harness whose agent streams its events to one resident recorder (Pi: ``entry.py pi
     --stream``, see hook.serve) also defines ``closing_payload(last_payload) -> payload | None``:
     what to apply to a session whose stream ended without its shutdown (the agent was killed).
+
+    A harness whose own file is written after its hook runs (Copilot CLI) sets ``history_later``
+    / ``summary_later`` on an event whose content is not written yet, and defines
+    ``complete(item: Held, final: bool) -> dict | None`` (``shapes.Complete``): what its file now
+    says of a held record, None while not written (never None when ``final``: the sweep). The
+    hook passes it to engine.apply; the daemon's sweep finds it here by the harness's name.
     """
 
     NAME: str  # the harness's name in lineage files and records

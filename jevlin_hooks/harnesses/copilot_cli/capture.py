@@ -22,11 +22,17 @@ end-to-end tests on the real program):
   ``copilot-agent`` index).
 - The assistant text is only in Copilot's own session file,
   ``$COPILOT_HOME/session-state/<root session>/events.jsonl`` (subagents write to their root's),
-  which Copilot writes lazily: about 90 ms after a hook starts (it is quiet while it waits for the
-  hook). A search's history is read there at its postToolUse, once this very hook's own
+  which Copilot writes lazily: about 90 ms after a hook starts, while it waits for the hook. So
+  no hook waits for it. A search's history is read there once this very hook's own
   ``hook.start`` line is in the file (matched by its timestamp): everything before that line is
-  then there too, and an older identical call is never taken for this one. The file written past
-  the hook's time without that line ends the wait at once.
+  then there too, and an older identical call is never taken for this one. At the search's
+  postToolUse the line is usually not written yet: the event then carries ``history_later``, the
+  engine holds the record (the call itself ends, with its status and duration), and
+  ``complete`` reads the history at the session's next event, when Copilot has written it.
+  sessionEnd, the last hook, waits for what is still held, briefly (``_settle``); the daemon's
+  sweep queues what a killed Copilot left. The file written past the hook's time without that
+  line means it will not come: no history. The turn's summary at agentStop (turn ends on) is
+  read and held the same way.
 """
 
 from __future__ import annotations
@@ -42,14 +48,14 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
     from typing import Any
 
-    from jevlin_hooks.capture.shapes import Config, Event, Pending
+    from jevlin_hooks.capture.shapes import Config, Event, Held, Pending
 
 NAME = "copilot-cli"
 EVENT_KEY = "hook_event_name"
-# Copilot writes its session file about 90 ms after a hook starts (it is quiet while it waits for
-# the hook); the waits below end then, or as soon as the file is written past the hook's time.
-# The cap is for a Copilot slowed down (a loaded machine): only then does a hook wait this long.
-HISTORY_WAIT = 1.0
+# Copilot writes its session file about 90 ms after a hook starts. No hook waits for it but
+# sessionEnd, the session's last, and only when a record is still held for it (``_settle``): until
+# it is written, or this long at most (a Copilot slowed down); then the daemon's sweep takes over.
+SESSION_END_WAIT = 0.5
 POLL = 0.02
 HISTORY_LIMIT = 32 * 1024
 # This hook's own hook.start line is among the file's last lines once written (Copilot waits for
@@ -238,16 +244,19 @@ def route(ev: Event, home: str) -> None:
         _pair(ev, home)
     elif ev["kind"] == "pre_tool" and ev.get("search") is not None and ev.get("agent_id"):
         _index_shell(ev, home)
+    elif ev["kind"] == "session_end":
+        _settle(ev, home)
 
 
 def _index_shell(ev: Event, home: str) -> None:
     """A subagent's shell names it by an id of Copilot's own (``COPILOT_AGENT_SESSION_ID``) that no
     hook payload carries; Copilot's session file does, as ``accounting.sourceSessionId`` of the
-    subagent's model calls (seen equal on every real run). At the subagent's first search, that id
-    is read there and indexed as an alias of the root thread, so the search's `context` finds its
-    thread from its environment. Copilot writes the line about 90 ms after this hook starts: a
-    wait of that once per subagent. Not found: `context` still finds the thread through the
-    process ancestry."""
+    subagent's model calls (seen equal on every real run). At each of the subagent's searches
+    until it is found, that id is read there (never waited for) and indexed as an alias of the
+    root thread, so the search's `context` finds its thread from its environment. At the first
+    search Copilot has often not written the line yet: that search's `context` finds the same
+    thread and call through the process ancestry (the copilot process runs both the hooks and
+    the shell), and the next one through the alias."""
     from jevlin_hooks.capture import lineage
 
     child = ev.get("agent_id") or ""
@@ -257,7 +266,7 @@ def _index_shell(ev: Event, home: str) -> None:
         return
     path = ev.get("transcript_path") or events_path(ev["session_id"])
     ts = ev.get("hook_time")
-    shell = _poll(path, lambda: _shell_id(path, child, ts), HISTORY_WAIT)
+    shell = _read_once(path, lambda: _shell_id(path, child, ts), None)
     if not isinstance(shell, str) or not shell or shell == child:
         return
     lineage.write_index(home, "alias", lineage.workspace_key(f"{NAME}:{shell}"),
@@ -287,6 +296,24 @@ def _shell_id(path: str, agent: str, ts: int | None) -> str | None:
         if where.get("read", 0) > ANCHOR_SCAN:
             break
     return "" if written is not None and ts is not None and round(written * 1000) > ts else None
+
+
+def _settle(ev: Event, home: str) -> None:
+    """sessionEnd, the session's last hook: the records still held (their content was not written
+    at their events) are queued by this event's transition if the file holds them by then. It is
+    written about 90 ms after this hook starts: the hook waits for the newest held record's content
+    (Copilot writes in order: the older ones are there then too), at most SESSION_END_WAIT. The
+    one wait of our hooks, once per session and only when something is held. Read without the
+    lineage lock, like ``_pair``; what is still not written after it, the daemon's sweep queues."""
+    from jevlin_hooks.capture import lineage
+
+    state = lineage.read(home, lineage.file_name(NAME, ev["session_id"]))
+    held = state.get("held") if state is not None else None
+    if not held:
+        return
+    newest = held[-1]
+    path = newest["later"].get("path") or ""
+    _poll(path, lambda: complete(newest, False), SESSION_END_WAIT)
 
 
 def _pair(ev: Event, home: str) -> None:
@@ -321,27 +348,80 @@ def events_path(session_id: str, env: Mapping[str, str] | None = None) -> str:
 
 def enrich(ev: Event, cfg: Config) -> None:
     """The session file's path on the events that need it; a search's history at its end; the
-    turn's usage and last text at the root's agentStop."""
+    turn's usage and last text at the root's agentStop. Each read once: what is not written yet
+    is read by ``complete`` at a later event (``history_later``, ``summary_later``)."""
     kind = ev["kind"]
     searching = ev.get("search") is not None
     if not ((kind in ("pre_tool", "post_tool", "tool_failed") and searching) or kind == "stop"):
         return
     path = ev.get("transcript_path") or events_path(ev["session_id"])
     ev["transcript_path"] = path
+    where: dict[str, int] = {}
     if kind in ("post_tool", "tool_failed"):
         hook = "postToolUse" if kind == "post_tool" else "postToolUseFailure"
         info: dict[str, Any] = {}
         holds = _matcher(ev.get("tool_name") or "", ev.get("command") or "", ev.get("search") or "")
         anchor = _anchor(ev, hook)
-        found = _poll(path, lambda: _history(path, anchor, ev.get("agent_id"), holds, info), HISTORY_WAIT)
-        # "": looked, none (the engine would otherwise look again without the anchor)
-        ev["history"] = found if found is not None else ""
+        found = _read_once(path, lambda: _history(path, anchor, ev.get("agent_id"), holds, info, where=where), "")
+        if found is None and anchor is not None:
+            ev["history_later"] = _later(path, anchor, where)
+        else:
+            # "": looked, none (the engine would otherwise look again without the anchor)
+            ev["history"] = found if found is not None else ""
         if info.get("model"):
             ev["model"] = info["model"]
     elif kind == "stop":
-        wait = HISTORY_WAIT if cfg.get("miner", {}).get("turn_end") else 0.0
         anchor = _anchor(ev, "agentStop")
-        ev["summary"] = _poll(path, lambda: _summary(path, anchor), wait)
+        if anchor is None:
+            ev["summary"] = None
+            return
+        ev["summary"] = _read_once(path, lambda: _summary(path, anchor, where=where), {"found": False})
+        if ev["summary"] is None and cfg.get("miner", {}).get("turn_end"):
+            ev["summary_later"] = _later(path, anchor, where)
+
+
+def complete(item: Held, final: bool) -> dict[str, Any] | None:
+    """What the session file says now of a record the engine held (engine._release): a search's
+    history and model, or a turn's summary, read from its hook's own line back, as at its event.
+    None: that line is still not written. ``final`` (the daemon's sweep; a record held too long):
+    the best there is without it, provided the file was written after the call or turn started
+    (else its newest request or turn may be an older one's): the call's newest request
+    (``history_for``), the last turn's entries."""
+    later = item["later"]
+    path = later.get("path") or ""
+    anchor = _later_anchor(later)
+    back_to = later.get("from")
+    if item["kind"] == "turn_end":
+        summary = _read_once(path, lambda: _summary(path, anchor, back_to=back_to), {"found": False})
+        if summary is None and final:
+            since = item["turn"]["started"] if "turn" in item else None
+            summary = _read_once(path, lambda: _summary(path, None, since=since), {"found": False})
+        if summary is None:
+            return {"summary": {"found": False}} if final else None
+        return {"summary": summary}
+    p: Pending = item["call"]
+    info: dict[str, Any] = {}
+    holds = _matcher(p.get("tool") or "", p.get("command") or "", p.get("query") or "")
+    found = _read_once(path, lambda: _history(path, anchor, p.get("agent_id"), holds, info, back_to=back_to), "")
+    if found is None:
+        if not final:
+            return None
+        found = history_for(p) or ""
+    return {"history": found, "model": info.get("model")}
+
+
+def _later(path: str, anchor: Anchor, where: dict[str, int]) -> dict[str, Any]:
+    """What ``complete`` needs: the file, the hook's own line, and where the file ended when the
+    line was not in it (the line comes after that offset, however much Copilot writes after it)."""
+    return {"path": path, "anchor": list(anchor), "from": max(0, where.get("end", 0))}
+
+
+def _later_anchor(later: dict[str, Any]) -> Anchor | None:
+    a = later.get("anchor")
+    if isinstance(a, list) and len(a) == 3 and isinstance(a[0], str) and isinstance(a[1], int) \
+            and isinstance(a[2], str):
+        return (a[0], a[1], a[2])
+    return None
 
 
 def history_for(p: Pending) -> str | None:
@@ -369,20 +449,25 @@ def from_env(env: Mapping[str, str]) -> tuple[str, str | None, str | None] | Non
     return (sid, None, None) if sid else None
 
 
+def _read_once(path: str, read: Callable[[], Any], gone: Any) -> Any:
+    """``read()``: None when what it looks for is not written yet. Copilot makes the session's
+    directory at its start and the file at its first write: no file in the directory is "not
+    yet"; no directory (Copilot keeps its sessions elsewhere) or another error is ``gone``: it
+    will not come."""
+    try:
+        return read()
+    except FileNotFoundError:
+        return None if os.path.isdir(os.path.dirname(path)) else gone
+    except OSError:
+        return gone
+
+
 def _poll(path: str, read: Callable[[], Any], wait: float) -> Any:
-    """``read()`` until it finds something or ``wait`` seconds passed. Copilot makes the session's
-    directory at its start and the file at its first write: no file in the directory is worth the
-    wait, no directory (Copilot keeps its sessions elsewhere) or another error is not."""
+    """``read()`` until it finds something or ``wait`` seconds passed (sessionEnd only: _settle);
+    a file that will not come (``_read_once``) is not waited for."""
     deadline = time.monotonic() + wait
     while True:
-        try:
-            found = read()
-        except FileNotFoundError:
-            if not os.path.isdir(os.path.dirname(path)):
-                return None
-            found = None
-        except OSError:
-            return None
+        found = _read_once(path, read, False)
         if found is not None or time.monotonic() >= deadline:
             return found
         time.sleep(POLL)
@@ -425,15 +510,17 @@ def _stamp(line: bytes) -> float | None:
     return _epoch(value) if isinstance(value, str) else None
 
 
-def _entries(path: str, anchor: Anchor | None, wanted: tuple[bytes, ...],
-             since: float | None = None) -> Iterator[dict[str, Any]] | None:
+def _entries(path: str, anchor: Anchor | None, wanted: tuple[bytes, ...], since: float | None = None,
+             back_to: int | None = None, where: dict[str, int] | None = None) -> Iterator[dict[str, Any]] | None:
     """The session file's entries of the ``wanted`` types, newest first, from the anchor line on.
     None: the anchor is not written yet; _Past: the file goes on past its time without it.
     Without an anchor, from the end, provided the newest line was written after ``since`` (epoch
-    seconds; None: it was not)."""
+    seconds; None: it was not). The anchor is looked for among the newest ANCHOR_SCAN bytes (at
+    its own event it is among the last lines); read at a later event, down to ``back_to``, where
+    the file ended when it was not there yet. ``where`` receives the file's end (lines_backwards)."""
     from jevlin_hooks.capture import transcript
 
-    where: dict[str, int] = {}
+    where = {} if where is None else where
     lines = transcript.lines_backwards(path, transcript.MAX_SCAN, where)
     newest = next(lines, None)
     if newest is None:
@@ -446,14 +533,17 @@ def _entries(path: str, anchor: Anchor | None, wanted: tuple[bytes, ...],
         return _typed(lines, wanted)
     hook, ts, sid = anchor
     stamp = str(ts).encode()
+    scan = ANCHOR_SCAN
+    if back_to is not None:
+        scan = min(transcript.MAX_SCAN, max(ANCHOR_SCAN, where.get("end", 0) - back_to + transcript.BLOCK))
     for line in lines:
         if b'"hook.start"' in line and stamp in line:
             data = (_parse(line) or {}).get("data")
             inp = data.get("input") if isinstance(data, dict) and data.get("hookType") == hook else None
             if isinstance(inp, dict) and inp.get("timestamp") == ts and inp.get("sessionId") == sid:
                 return _typed(lines, wanted)
-        if where.get("read", 0) > ANCHOR_SCAN:
-            break  # not among the newest lines: a long file costs no more
+        if where.get("read", 0) > scan:
+            break  # not among the lines it can be in: a long file costs no more
     if written is not None and round(written * 1000) > ts:
         raise _Past()
     return None
@@ -499,13 +589,14 @@ def _parse(line: bytes) -> dict[str, Any] | None:
 
 
 def _history(path: str, anchor: Anchor | None, agent: str | None, holds: Callable[[Any], bool],
-             info: dict[str, Any], since: float | None = None) -> str | None:
+             info: dict[str, Any], since: float | None = None, back_to: int | None = None,
+             where: dict[str, int] | None = None) -> str | None:
     """The thread's assistant text in its turn up to the message that made this call, the
     newest such message before the anchor. None: the anchor is not written yet; "" when it is
-    but the call's message is not there (nothing to wait for)."""
+    but the call's message is not there (nothing to come)."""
     try:
         entries = _entries(path, anchor, (b'"assistant.message"', b'"user.message"', b'"session.compaction_complete"'),
-                           since)
+                           since, back_to, where)
     except _Past:
         return ""
     if entries is None:
@@ -553,13 +644,15 @@ _USAGE = (("input", "inputTokens"), ("output", "outputTokens"), ("cache_read", "
           ("cache_creation", "cacheWriteTokens"))
 
 
-def _summary(path: str, anchor: Anchor | None) -> dict[str, Any] | None:
+def _summary(path: str, anchor: Anchor | None, back_to: int | None = None,
+             where: dict[str, int] | None = None, since: float | None = None) -> dict[str, Any] | None:
     """The root turn's tokens, model and last text: its entries between its prompt and this
-    agentStop (a subagent's lines carry ``agentId`` and are not counted here)."""
-    if anchor is None:
-        return None
+    agentStop (a subagent's lines carry ``agentId`` and are not counted here). Without an
+    anchor, the file's last turn as far as it is written, provided its newest line is newer
+    than ``since`` (None: not yet)."""
     try:
-        entries = _entries(path, anchor, (b'"assistant.message"', b'"user.message"', b'"session.usage_record"'))
+        entries = _entries(path, anchor, (b'"assistant.message"', b'"user.message"', b'"session.usage_record"'),
+                           since, back_to, where)
     except _Past:
         return {"found": False}
     if entries is None:
