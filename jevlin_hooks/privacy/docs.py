@@ -5,7 +5,8 @@
 
 from __future__ import annotations
 
-from jevlin_hooks.privacy import record, scrub
+from jevlin_hooks.privacy import record
+from jevlin_hooks.privacy.checks import LEFT_ALONE
 from jevlin_hooks.privacy.rules import RULES
 
 HEADER = """# What leaves your machine, and how to turn each part off
@@ -96,5 +97,5 @@ def markdown() -> str:
         out.append(f"| `{r.name}` | {r.category} | {desc} |\n")
     out.append(SPLIT)
     out.append("\n## What a matching rule still leaves alone\n\n")
-    out.append(scrub.LEFT_ALONE)
+    out.append(LEFT_ALONE)
     return "".join(out)
