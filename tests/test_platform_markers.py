@@ -109,3 +109,14 @@ def test_hyperscan_is_asked_for_on_linux_aarch64() -> None:
     for platform in wheels.PLATFORMS:
         if platform.name.startswith("Linux aarch64"):
             assert req.marker is not None and req.marker.evaluate(wheels.marker_env(platform, (3, 12)))
+
+
+def test_the_docs_musl_install_names_every_dependency_but_the_two_without_musl_wheels() -> None:
+    """docs/platforms.md's install for Alpine (--no-deps, then the rest by hand) must not drift
+    from pyproject.toml: a dependency added later and left out there would fail at import."""
+    with open(os.path.join(ROOT, "docs", "platforms.md"), encoding="utf-8") as f:
+        doc = f.read()
+    (line,) = [ln.strip() for ln in doc.splitlines() if ln.strip().startswith("pip install ") and "--no-deps" not in ln]
+    named = {canonicalize_name(n) for n in line.split()[2:]}
+    want = {canonicalize_name(r.name) for r in _requirements()} - {"google-re2", "ahocorasick-rs"}
+    assert named == want
