@@ -32,12 +32,12 @@ def default() -> Scrubber:
 def scrub(text: str, disabled: Iterable[str] = ()) -> tuple[str, list[Finding]]:
     """``(clean_text, findings)``; each finding's span becomes ``[REDACTED:<rule>]``. Findings hold
     rule names and positions, never the secret. ``disabled``: rule names not to run."""
-    return default().scrub(text, disabled)
+    return (_DEFAULT[0] if _DEFAULT else default()).scrub(text, disabled)  # (a call less for each text)
 
 
 def scrub_many(texts: list[str], disabled: Iterable[str] = ()) -> list[tuple[str, int]]:
     """``[(clean_text, number of findings)]`` for several texts (a record's fields) in one pass."""
-    return default().scrub_many(texts, disabled)
+    return (_DEFAULT[0] if _DEFAULT else default()).scrub_many(texts, disabled)
 
 
 def find(text: str, disabled: Iterable[str] = (), joints: bool = True) -> list[Finding]:

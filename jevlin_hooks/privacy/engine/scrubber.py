@@ -103,6 +103,10 @@ class Scrubber:
                         raise ValueError(f"{r.name}: `longest` needs one ASCII pattern (and, for 0, matches on one line)")
                     by_end[int(r.longest_in_long_texts)].append((p.pid, p.pattern))
         self.lines: by_lines.LinePlan = by_lines.plan(self.rules, self.checks, self.compiled, self.words, common)
+        self._text_gates = {i: c.text_gate for i, c in enumerate(self.checks) if c is not None and c.text_gate is not None}
+        self._located = {i: c for i, c in enumerate(self.checks) if c is not None and c.from_word is not None}
+        # which of Hyperscan's two ends databases a rule of bounded length is in (every text, long ones)
+        self._end_db = {i: int(r.longest_in_long_texts) for i, r in enumerate(self.rules) if r.longest is not None}
         self._pii = frozenset(r.name for r in self.rules if r.category == "pii")  # a phone number is not split in two
         self.hyperscan: Hyperscan | None = None
         self._ready = threading.Event()
@@ -168,24 +172,26 @@ class Scrubber:
         if len(ascii_view) < self.windows_from:
             ends_dbs[1] = None
         ends: list[dict[int, list[int]] | None] = [None, None]
-        lines = self._windows(g, text, lower, ascii_view, selected)
-        rules, checks_, compiled, possible, gated = self.rules, self.checks, self.compiled, g.possible, g.gated
+        lines = self._windows(g, text, lower, ascii_view, selected) if len(ascii_view) >= self.windows_from else {}
+        # what the loop asks of a few rules, by index: the rest of the rules' objects stay untouched
+        # (a daemon record arrives with cold caches, where every object read is a miss)
+        rules, compiled, possible, gated = self.rules, self.compiled, g.possible, g.gated
+        text_gates, located, end_db = self._text_gates, self._located, self._end_db
         for i in sorted(selected):
             rule = rules[i]
             if rule.name in off:
                 continue
-            check = checks_[i]
-            if check is not None and check.text_gate is not None and not check.text_gate(lower):
+            if i in text_gates and not text_gates[i](lower):
                 continue  # its check wants something in the text (a kind: Secret): none, no finding
-            if check is not None and check.from_word is not None and len(lower) == len(text):
+            if i in located and len(lower) == len(text):
                 # The gate already found every word these rules start from: no need for RE2 to
                 # look again (with Unicode case folding, their patterns are the slowest).
-                out.extend(scan.located_findings(rule, check, text, lower, g.hits, self.words))
+                out.extend(scan.located_findings(rule, located[i], text, lower, g.hits, self.words))
                 continue
             for c in compiled[i]:
                 if possible is not None and c.pid not in possible and c.pid in gated:
                     continue  # Hyperscan: this pattern cannot match here
-                j = int(rule.longest_in_long_texts) if rule.longest is not None else None
+                j = end_db.get(i)
                 db = ends_dbs[j] if j is not None else None
                 if db is not None and j is not None:
                     if ends[j] is None:
@@ -252,7 +258,7 @@ class Scrubber:
         """``(clean_text, findings)``; findings hold rule names and positions, never the secret."""
         if not text:
             return text, []
-        findings = merge(self.find(text, disabled))
+        findings = merge(self._find(text, set(disabled), True, None))
         if not findings:
             return text, []
         parts = []
@@ -271,7 +277,7 @@ class Scrubber:
             clean, found = self.scrub(texts[0], disabled)
             return [(clean, len(found))]
         joined = FIELD_SEP.join(texts)
-        findings = merge(self.find(joined, disabled)) if joined else []
+        findings = merge(self._find(joined, set(disabled), True, None)) if joined else []
         out: list[tuple[str, int]] = []
         base = 0
         k = 0
