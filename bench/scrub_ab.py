@@ -8,8 +8,8 @@ checks that both give the same output (clean text and findings) on every message
 that changes what is redacted shows up as a count below n. A third mix is the daemon's: the texts
 of one record (bench/daemon_throughput.py's records, 1-3 KiB of history) scrubbed together by
 `scrub_many`, timed in microseconds. OTHER_TREE is a checkout, e.g.
-`git archive main | tar -x -C /tmp/main`. The other tree's scrub.py is loaded on its own; rules.py
-and pii.py come from this tree (so the comparison is of the scanning code, not of the rule table).
+`git archive main | tar -x -C /tmp/main`. The other tree's whole package is loaded on its own
+(its rules, checks and engine), beside this tree's, in the same process.
 
 With ``--cold``, 64 MB are read before each call (outside the timing): each scrubber then starts
 with the processor's caches full of other data, as in bench/scrub_speed.py, where detect-secrets
@@ -20,7 +20,7 @@ a varied message about 1 ms of its 3.5: a change can save instructions and still
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import importlib
 import os
 import random
 import sys
@@ -36,28 +36,27 @@ from bench.agent_text import generate  # noqa: E402
 from jevlin_hooks.privacy import scrub  # noqa: E402
 
 
-def _load(name: str, path: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod  # dataclasses look their module up while the class is made
-    spec.loader.exec_module(mod)
-    return mod
+def _ours(name: str) -> bool:
+    return name == "jevlin_hooks" or name.startswith("jevlin_hooks.")
 
 
 def load_other(tree: str) -> ModuleType:
-    """The other tree's scrub.py, with its own prefilter.py where it has one."""
-    import jevlin_hooks.privacy as package
-    from jevlin_hooks.privacy import prefilter
-
-    theirs = os.path.join(tree, "jevlin_hooks", "privacy", "prefilter.py")
-    if not os.path.exists(theirs):
-        return _load("scrub_other", os.path.join(tree, "jevlin_hooks", "privacy", "scrub.py"))
-    package.prefilter = _load("prefilter_other", theirs)  # type: ignore[attr-defined]
+    """The other tree's jevlin_hooks.privacy.scrub with everything it imports of its own package:
+    imported with that tree first on the path and this tree's modules set aside, then set aside
+    in turn (its functions keep their own modules' globals)."""
+    mine = {k: v for k, v in sys.modules.items() if _ours(k)}
+    for k in mine:
+        del sys.modules[k]
+    sys.path.insert(0, os.path.abspath(tree))
     try:
-        return _load("scrub_other", os.path.join(tree, "jevlin_hooks", "privacy", "scrub.py"))
+        other = importlib.import_module("jevlin_hooks.privacy.scrub")
     finally:
-        package.prefilter = prefilter  # type: ignore[attr-defined]
+        sys.path.remove(os.path.abspath(tree))
+        for k in [k for k in sys.modules if _ours(k)]:
+            del sys.modules[k]
+        sys.modules.update(mine)
+    assert os.path.abspath(other.__file__ or "").startswith(os.path.abspath(tree)), other.__file__
+    return other
 
 
 def key(result: tuple[str, list]) -> tuple[str, list[tuple[str, int, int]]]:
@@ -120,7 +119,7 @@ def main() -> None:
     mixes = {"bench": [scrub_speed.bench_message(rng) for _ in range(args.n)],
              "varied": [scrub_speed.varied_message(rng, snippets) for _ in range(args.n)]}
     scrub.wait_prefilter()  # the steady state: Hyperscan compiles in the background
-    getattr(other, "wait_prefilter", other.compiled)()
+    other.wait_prefilter()
     for name, msgs in mixes.items():
         p_theirs, p_ours, same = interleaved(other.scrub, scrub.scrub, msgs, key)
         print(f"{name:6} mix: other tree p50 {p_theirs:.2f} ms, this tree p50 {p_ours:.2f} ms "

@@ -214,7 +214,7 @@ def main() -> None:
         return statistics.median(runs) * 1000
 
     floor = median_run("pass")
-    cold = median_run("from jevlin_hooks.privacy import scrub; scrub.compiled()")
+    cold = median_run("from jevlin_hooks.privacy import scrub; scrub.default()")
     ready = median_run("from jevlin_hooks.privacy import scrub; scrub.wait_prefilter()")
     print(f"cold start: import + compile all rules {cold - floor:.0f} ms over a bare interpreter ({cold:.0f} ms vs "
           f"{floor:.0f} ms); the Hyperscan prefilter, compiled in a background thread (texts scrubbed before it is "

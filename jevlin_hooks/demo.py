@@ -139,9 +139,9 @@ def main(turn_end: bool = True) -> int:
 
 
 def _cache_files() -> set[str]:
-    """The scrubber's compiled-rule cache files (privacy/prefilter.py), the one thing the demo may
+    """The scrubber's compiled-rule cache files (privacy/engine/prefilter.py), the one thing the demo may
     write outside its scratch directory."""
-    from jevlin_hooks.privacy import prefilter
+    from jevlin_hooks.privacy.engine import prefilter
 
     where = prefilter.cache_dir()
     try:

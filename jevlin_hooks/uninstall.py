@@ -93,7 +93,7 @@ def refusal(home: str) -> str | None:
 
 
 def cache_dir() -> str:
-    from jevlin_hooks.privacy.prefilter import cache_dir as where  # one place names it
+    from jevlin_hooks.privacy.engine.prefilter import cache_dir as where  # one place names it
 
     return where()
 

@@ -1,17 +1,21 @@
-"""Hyperscan's keyword gate and prefilter (privacy/prefilter.py) change nothing but speed: every
-text scrubs to the same output, with the same findings, as with the Aho-Corasick gate and a full
-RE2 pass per selected pattern (what runs where Hyperscan has no wheel)."""
+"""Hyperscan's keyword gate and prefilter (privacy/engine/prefilter.py) change nothing but speed:
+every text scrubs to the same output, with the same findings, as with the Aho-Corasick gate and a
+full RE2 pass per selected pattern (what runs where Hyperscan has no wheel)."""
 
 from __future__ import annotations
 
 import json
 import os
+import pathlib
 import random
+import subprocess
 import sys
 
 import pytest
 
-from jevlin_hooks.privacy import prefilter, scrub
+from jevlin_hooks.privacy import scrub
+from jevlin_hooks.privacy.engine import Scrubber, prefilter, text
+from jevlin_hooks.privacy.rules import RULES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
@@ -39,20 +43,22 @@ def _texts() -> list[str]:
     return texts
 
 
-def _key(text: str) -> tuple[str, list[tuple[str, int, int]]]:
-    clean, findings = scrub.scrub(text)
+def _key(text: str, s: Scrubber | None = None) -> tuple[str, list[tuple[str, int, int]]]:
+    clean, findings = (s or scrub.default()).scrub(text)
     return clean, [(f.rule, f.start, f.end) for f in findings]
 
 
-def test_same_output_with_and_without_the_prefilter(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_same_output_with_and_without_the_prefilter() -> None:
     if not scrub.wait_prefilter():
         assert not prefilter.available(), "Hyperscan is installed but the prefilter did not build"
         pytest.skip("no Hyperscan wheel here: only the fallback runs (the rest of the suite tests it)")
-    assert scrub._PF is not None and scrub._PF.pattern_ids
+    hs = scrub.default().hyperscan
+    assert hs is not None and hs.prefilter.pattern_ids
     texts = _texts()
     with_pf = [_key(t) for t in texts]
-    monkeypatch.setattr(scrub, "_PF", None)
-    without = [_key(t) for t in texts]
+    plain = Scrubber(prefilter=False)
+    assert not plain.wait_prefilter() and plain.hyperscan is None
+    without = [_key(t, plain) for t in texts]
     differ = [t[:120] for t, a, b in zip(texts, with_pf, without, strict=True) if a != b]
     assert not differ, differ[:3]
     assert sum(bool(k[1]) for k in without) > len(texts) // 4  # the texts do hold findings
@@ -63,18 +69,12 @@ def test_keyword_positions_match_the_automaton() -> None:
     turned into characters, are the automaton's."""
     if not scrub.wait_prefilter():
         pytest.skip("no Hyperscan")
-    assert scrub._PF is not None
-    located = {k for r in scrub.RULES if r.check in scrub._LOCATED for k in r.keywords}
-    for text in ["Mein Passwort ist Zq8#kL2p, Telefon 030 1234567 — 电话 13800138000 📞 call 555 0100",
+    plain = Scrubber(prefilter=False)
+    for t in ["Mein Passwort ist Zq8#kL2p, Telefon 030 1234567 — 电话 13800138000 📞 call 555 0100",
                  "パスワードは Ab3$xy9Kq です。 телефон: +7 495 123-45-67 🎉 Schlüssel: Qw9#er7Ty",
                  "\ud800 пароль: Zq8#kL2p \udfff 电话 13800138000 Passwort Qw9#er7Ty"]:
-        lower = text.lower()
-        data = lower.encode("utf-8", "surrogatepass")
-        _, where = scrub._PF.keywords(data)  # type: ignore[union-attr]
-        ours = sorted(scrub._char_hits(lower, data, where))
-        plain = scrub._SURROGATE.sub("\x1a", lower)  # the automaton refuses lone surrogates
-        theirs = sorted((k, s, e) for k, s, e in scrub._GATE.find_matches_as_indexes(plain, overlapping=True)
-                        if scrub._GATE_WORDS[k] in located)
+        ours = scrub.default().word_hits(t)  # Hyperscan's, in UTF-8 bytes, turned into characters
+        theirs = plain.word_hits(t)  # the automaton's (it refuses lone surrogates: they become \x1a)
         assert ours == theirs and ours
 
 
@@ -86,53 +86,76 @@ def test_whitespace_class_is_re2s() -> None:
 
 
 def test_one_byte_view_is_the_error_handlers() -> None:
-    for text in ["", "plain ascii?", "a?b\ud800c?€?", "??", "\ud800", "é?", "密码是?Ab3", "x" * 100 + "—?—", *_texts()[:300]]:
-        assert scrub.one_byte_view(text) == text.encode("ascii", scrub._ONE_BYTE), text[:60]
+    for t in ["", "plain ascii?", "a?b\ud800c?€?", "??", "\ud800", "é?", "密码是?Ab3", "x" * 100 + "—?—", *_texts()[:300]]:
+        assert text.one_byte_view(t) == t.encode("ascii", text.ONE_BYTE), t[:60]
 
 
-def test_without_hyperscan_nothing_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Where the wheel is missing (Linux on ARM) build() gives None and find() keeps its own gate."""
-    monkeypatch.setattr(prefilter, "hyperscan", None)
-    assert not prefilter.available()
-    assert prefilter.build(["password"], [], [(0, "x")]) is None
+_WITHOUT_HYPERSCAN = """
+import json, sys
+sys.modules["hyperscan"] = None  # what a platform without its wheel sees: import hyperscan fails
+from jevlin_hooks.privacy import scrub
+from jevlin_hooks.privacy.engine import prefilter
+assert not prefilter.available() and prefilter.build(["password"], [], [(0, "x")]) is None
+assert not scrub.wait_prefilter() and scrub.default().hyperscan is None
+texts = json.load(sys.stdin)
+json.dump([[c, [[f.rule, f.start, f.end] for f in fs]] for c, fs in map(scrub.scrub, texts)], sys.stdout)
+"""
+
+
+def test_without_hyperscan_nothing_is_built_and_the_output_is_the_same() -> None:
+    """Where the wheel is missing (Linux on ARM) the module does not import: build() gives None,
+    the scrubber keeps its own gate, and every text scrubs as with Hyperscan."""
+    texts = _texts()[::7]
+    p = subprocess.run([sys.executable, "-c", _WITHOUT_HYPERSCAN], input=json.dumps(texts), capture_output=True,
+                       text=True, check=True)
+    scrub.wait_prefilter()
+    assert json.loads(p.stdout) == [[c, [list(f) for f in fs]] for c, fs in map(_key, texts)]
 
 
 def test_a_refused_scan_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
-    if not scrub.wait_prefilter():
+    s = Scrubber()
+    if not s.wait_prefilter():
         pytest.skip("no Hyperscan")
-    text = "export GITHUB_TOKEN=ghp_R8x2Kq9mW4nP7sT1vY6zB3cD5fG8hJ0kL2mN\nPasswort: Xk9#mz2Lq, tel +49 30 1234567\n"
-    expected = _key(text)
+    t = "export GITHUB_TOKEN=ghp_R8x2Kq9mW4nP7sT1vY6zB3cD5fG8hJ0kL2mN\nPasswort: Xk9#mz2Lq, tel +49 30 1234567\n"
+    expected = _key(t, s)
 
     def refuse(*_a: object) -> None:
-        raise prefilter.Error("scratch in use")
+        raise prefilter.Error("scratch in use")  # what Hyperscan raises when a scan cannot run
 
-    monkeypatch.setattr(scrub._PF, "keywords", refuse)
-    assert _key(text) == expected and expected[1]
+    assert s.hyperscan is not None
+    monkeypatch.setattr(s.hyperscan.prefilter, "keywords", refuse)
+    assert _key(t, s) == expected and expected[1]
+
+
+def _cache_in(monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path) -> pathlib.Path:
+    """The cache directory under tmp_path, where platformdirs puts it on Linux ($XDG_CACHE_HOME)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert prefilter.cache_dir() == str(tmp_path / "jevlin-hooks")
+    return tmp_path / "jevlin-hooks"
+
+
+def _stamp(path: pathlib.Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_ino, st.st_mtime_ns
 
 
 @pytest.mark.skipif(not prefilter.available(), reason="no Hyperscan wheel here")
 def test_the_cached_databases_answer_as_the_compiled_ones(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     """Built once, then loaded from the cache directory; a corrupted, foreign or group-writable
-    file is never loaded (Hyperscan itself would load a corrupted one without a word)."""
-    monkeypatch.setattr(prefilter, "cache_dir", lambda: str(tmp_path / "cache"))
+    file is never loaded (Hyperscan itself would load a corrupted one without a word). A build
+    writes the file anew (a new inode), a load leaves it as it is."""
+    cache = _cache_in(monkeypatch, tmp_path)
     words = ["password", "token", "ghp_", "telefon"]
     patterns = [(0, r"ghp_[A-Za-z0-9]{36}"), (1, r"AKIA[0-9A-Z]{16}"), (2, r"xox[bp]-[0-9A-Za-z-]{20,}")]
-    compiled: list[int] = []
-    real_build = prefilter._build
-
-    def counting(*a):  # type: ignore[no-untyped-def]
-        compiled.append(1)
-        return real_build(*a)
-
-    monkeypatch.setattr(prefilter, "_build", counting)
     fresh = prefilter.build(words, [3], patterns)
-    assert fresh is not None and len(compiled) == 1
-    files = os.listdir(tmp_path / "cache")
+    assert fresh is not None
+    files = os.listdir(cache)
     assert len(files) == 1 and files[0].startswith("prefilter-")
-    path = tmp_path / "cache" / files[0]
+    path = cache / files[0]
     assert path.stat().st_mode & 0o777 == 0o600
+    built = _stamp(path)
     loaded = prefilter.build(words, [3], patterns)
-    assert loaded is not None and len(compiled) == 1, "the second build comes from the cache"
+    assert loaded is not None and _stamp(path) == built, "the second build comes from the cache"
     text = ("my telefon is here; token ghp_" + "a" * 36 + " and AKIA" + "B" * 16 + " telefon").encode()
     assert loaded.keywords(text.lower()) == fresh.keywords(text.lower())
     assert loaded.possible(text) == fresh.possible(text) == {0, 1}
@@ -141,31 +164,35 @@ def test_the_cached_databases_answer_as_the_compiled_ones(monkeypatch: pytest.Mo
     data = bytearray(path.read_bytes())
     data[-20] ^= 0xFF
     path.write_bytes(bytes(data))
+    bad = _stamp(path)
     again = prefilter.build(words, [3], patterns)
-    assert again is not None and len(compiled) == 2 and again.possible(text) == {0, 1}
-    assert path.read_bytes() != bytes(data), "the bad file was replaced"
+    assert again is not None and again.possible(text) == {0, 1}
+    assert _stamp(path) != bad and path.read_bytes() != bytes(data), "the bad file was replaced"
     # writable by others: not trusted, built again
     path.chmod(0o666)
-    assert prefilter.build(words, [3], patterns) is not None and len(compiled) == 3
+    open_to_all = _stamp(path)
+    assert prefilter.build(words, [3], patterns) is not None
+    assert _stamp(path) != open_to_all and path.stat().st_mode & 0o777 == 0o600
     # another set of rules is another file, and the old one goes
     prefilter.build(words, [3], patterns[:2])
-    assert len(os.listdir(tmp_path / "cache")) == 1 and len(compiled) == 4
+    assert len(os.listdir(cache)) == 1 and not path.exists()
 
 
 @pytest.mark.skipif(not prefilter.available(), reason="no Hyperscan wheel here")
 def test_an_unwritable_cache_costs_a_compile_nothing_more(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("a file where the cache directory would go")
-    monkeypatch.setattr(prefilter, "cache_dir", lambda: str(blocker / "cache"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    assert prefilter.cache_dir().startswith(str(blocker))
     pf = prefilter.build(["token"], [], [(0, r"ghp_[A-Za-z0-9]{36}")])
     assert pf is not None and pf.possible(b"ghp_" + b"x" * 36) == {0}
 
 
 @pytest.mark.skipif(not prefilter.available(), reason="no Hyperscan wheel here")
 def test_the_long_texts_database_leaves_out_what_it_is_told(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
-    """Patterns of long_skip are not in the long texts' database (scrub.py finds them there by
+    """Patterns of long_skip are not in the long texts' database (the scrubber finds them there by
     their match ends), and it is cached with the rest; without long_skip both answers are one."""
-    monkeypatch.setattr(prefilter, "cache_dir", lambda: str(tmp_path / "cache"))
+    cache = _cache_in(monkeypatch, tmp_path)
     words = ["token", "ghp_"]
     patterns = [(0, r"ghp_[A-Za-z0-9]{36}"), (1, r"AKIA[0-9A-Z]{16}"), (2, r"\b\d{4}[ -]?\d{4}[ -]?\d{4}[ -]?\d{4}\b")]
     text = ("token ghp_" + "a" * 36 + " AKIA" + "B" * 16 + " card 4111 1111 1111 1111").encode()
@@ -174,7 +201,7 @@ def test_the_long_texts_database_leaves_out_what_it_is_told(monkeypatch: pytest.
         assert pf is not None, attempt
         assert pf.possible(text) == {0, 1, 2} and pf.pattern_ids == {0, 1, 2}
         assert pf.possible(text, long=True) == {0, 1} and pf.long_ids == {0, 1}
-    assert len(os.listdir(tmp_path / "cache")) == 1
+    assert len(os.listdir(cache)) == 1
     plain = prefilter.build(words, [], patterns)
     assert plain is not None and plain.long_ids == plain.pattern_ids and plain.possible(text, long=True) == {0, 1, 2}
     # every pattern skipped: the long texts' database answers for none
@@ -185,10 +212,11 @@ def test_the_long_texts_database_leaves_out_what_it_is_told(monkeypatch: pytest.
 
 
 def test_long_texts_skip_the_prefilter_only_for_rules_found_by_their_ends() -> None:
-    scrub.wait_prefilter()
-    pf = scrub._PF
-    if pf is None:
+    s = scrub.default()
+    s.wait_prefilter()
+    if s.hyperscan is None:
         pytest.skip("no Hyperscan here")
-    skipped = {scrub.RULES[i].name for i, cs in enumerate(scrub.compiled()) for c in cs
+    pf = s.hyperscan.prefilter
+    skipped = {s.rules[i].name for i, cs in enumerate(s.compiled) for c in cs
                if c.pid in pf.pattern_ids and c.pid not in pf.long_ids}
-    assert skipped == {"payment-card", "phone-number", "iban"} == scrub._BY_END_LONG & scrub._PREFILTERED
+    assert skipped == {"payment-card", "phone-number", "iban"} == {r.name for r in RULES if r.longest_in_long_texts and r.prefilter}

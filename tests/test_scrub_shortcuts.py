@@ -1,7 +1,7 @@
-"""The scrubber's speed shortcuts give what the plain way gives (scrub.py): a value read off a
-group-less match is RE2's own group, the entropy's counting shortcut is bit for bit the plain
-formula, and the split-value windows that skip checking matches away from the joints find the
-same findings across a joint as checking every match."""
+"""The scrubber's speed shortcuts give what the plain way gives (privacy/engine, privacy/heuristics.py):
+a value read off a group-less match is RE2's own group, the entropy's counting shortcut is bit for
+bit the plain formula, and the split-value windows that skip checking matches away from the joints
+find the same findings across a joint as checking every match."""
 
 from __future__ import annotations
 
@@ -15,7 +15,13 @@ from typing import Any
 import pytest
 from test_scrub_prefilter import _texts
 
+from jevlin_hooks.privacy import heuristics as h
 from jevlin_hooks.privacy import scrub
+from jevlin_hooks.privacy.checks.values import ASSIGN_NAME, QUOTED_NAME, name_end
+from jevlin_hooks.privacy.engine import Scrubber, joints
+from jevlin_hooks.privacy.engine.scan import next_email
+from jevlin_hooks.privacy.engine.text import ASCII_OFFSETS, Groups, one_byte_view
+from jevlin_hooks.privacy.regex import ANCHOR_BOTH, UNANCHORED
 
 
 @pytest.fixture(scope="module")
@@ -24,10 +30,10 @@ def texts() -> list[str]:
 
 
 def _matches(match: Any, view: bytes) -> Iterator[tuple[int, int]]:
-    """Every match of a compiled pattern's ``Match`` in ``view``, as scrub._run walks them."""
+    """Every match of a compiled pattern's ``Match`` in ``view``, as the scan loop walks them."""
     at = 0
     while at <= len(view):
-        s0, e0 = match(scrub._UNANCHORED, view, at, len(view))[0]
+        s0, e0 = match(UNANCHORED, view, at, len(view))[0]
         if s0 < 0:
             return
         yield s0, e0
@@ -35,15 +41,16 @@ def _matches(match: Any, view: bytes) -> Iterator[tuple[int, int]]:
 
 
 def test_values_read_off_the_match_are_re2s_groups(texts: list[str]) -> None:
-    shaped = [c for cs in scrub.compiled() for c in cs if c.value]
+    shaped = [c for cs in scrub.default().compiled for c in cs if c.value_span is not None]
     assert shaped, "no rule reads its value off the match"
     checked = 0
     for text in texts:
-        view = scrub.one_byte_view(text)
+        view = one_byte_view(text)
         for c in shaped:
+            assert c.value_span is not None
             for s0, e0 in _matches(c.scan, view):
-                span = scrub._value_span(c.value, view, s0, e0)
-                groups = c.rx.Match(scrub._UNANCHORED, view, s0, len(view))
+                span = c.value_span(view, s0, e0)
+                groups = c.rx.Match(UNANCHORED, view, s0, len(view))
                 assert groups[0] == (s0, e0)
                 value = next(g for i, g in enumerate(groups) if i in c.groups and g[1] > g[0])
                 if view[value[0]] == ord("(") and value[1] - value[0] > 2:  # (X): the brackets are trimmed off
@@ -65,34 +72,37 @@ def test_entropy_is_the_plain_formula_bit_for_bit() -> None:
     alphabets = [string.ascii_letters + string.digits + "+/=", "ab", string.hexdigits.lower(), string.printable, "é漢🎉a"]
     for _ in range(20000):
         s = "".join(rng.choice(rng.choice(alphabets)) for _ in range(rng.randint(0, 400)))
-        assert scrub._entropy(s) == _plain_entropy(s), s
+        assert h.entropy(s) == _plain_entropy(s), s
 
 
-def test_windows_checked_only_across_joints_find_what_checking_everything_finds(texts: list[str],
-                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    split = [t for t in texts if scrub._joints(t, scrub.one_byte_view(t))]
+def test_windows_checked_only_across_joints_find_what_checking_everything_finds(texts: list[str]) -> None:
+    s = scrub.default()
+    pii = {r.name for r in s.rules if r.category == "pii"}
+    split = [t for t in texts if joints.joints(t, one_byte_view(t))]
     assert len(split) > 50
-    shortcut = [scrub._rejoined(t, set(), scrub.one_byte_view(t)) for t in split]
-    real_find = scrub.find
-    monkeypatch.setattr(scrub, "find", lambda text, off, joints, across, **kw: real_find(text, off, joints, **kw))
-    plain = [scrub._rejoined(t, set(), scrub.one_byte_view(t)) for t in split]
+
+    def every_match(window: str, off: set[str], across: list[int]) -> list[scrub.Finding]:
+        return s.find(window, off | pii, joints=False)  # each match checked, none passed over
+
+    shortcut = [joints.rejoined(t, set(), one_byte_view(t), s.find_across) for t in split]
+    plain = [joints.rejoined(t, set(), one_byte_view(t), every_match) for t in split]
     assert shortcut == plain
     assert sum(map(bool, plain)) > 20  # the split values are found
 
 
 def test_email_search_around_each_at_sign_finds_what_re2_finds(texts: list[str]) -> None:
-    (c,) = [c for cs in scrub.compiled() for c in cs if c.rule.name == "email"]
+    (c,) = [c for cs in scrub.default().compiled for c in cs if c.rule.name == "email"]
     extra = ["a@b.co", "x_y@host.example.org_z", "@@a@@b.cd@", "mail me: first.last+tag@sub.example.com.",
              "git@github.com:org/repo.git and ops@corp.io", "a" * 500 + "@" + "b" * 500 + ".com",
              "to: " + ", ".join(f"user{i}@host{i}.example.com" for i in range(300)),  # dense: RE2 takes over
              ("x" * 3000 + "@") * 40 + " a@b.co"]
     found = 0
     for text in texts + extra:
-        view = scrub.one_byte_view(text)
+        view = one_byte_view(text)
         plain: list[tuple[int, int]] = []
         seek: list[tuple[int, int]] = []
-        for out, step in ((plain, lambda at, v=view: c.rx.Match(scrub._UNANCHORED, v, at, len(v))),
-                          (seek, lambda at, v=view, seen=[0]: scrub._next_email(c.rx.Match, v, at, seen))):
+        for out, step in ((plain, lambda at, v=view: c.rx.Match(UNANCHORED, v, at, len(v))),
+                          (seek, lambda at, v=view, seen=[0]: next_email(c.rx.Match, v, at, seen))):
             at = 0
             while at <= len(view):
                 s0, e0 = step(at)[0]
@@ -107,8 +117,8 @@ def test_email_search_around_each_at_sign_finds_what_re2_finds(texts: list[str])
 
 def test_fake_value_test_on_ascii_is_the_regex_test() -> None:
     def plain(v: str) -> bool:
-        v = v[:scrub.CHECK_LIMIT]
-        return scrub._FAKE.search(v) is not None or len(v) >= 16 and scrub._LOWER_RUN.search(v) is not None
+        v = v[:h.CHECK_LIMIT]
+        return h.FAKE.search(v) is not None or len(v) >= 16 and h.LOWER_RUN.search(v) is not None
 
     rng = random.Random(3)
     hits = 0
@@ -117,33 +127,33 @@ def test_fake_value_test_on_ascii_is_the_regex_test() -> None:
         v = "".join(rng.choice(alpha) for _ in range(rng.randint(0, 60)))
         if rng.random() < 0.2:
             v = rng.choice("xX*.#0123456789az٣") * rng.randint(6, 18) + v
-        assert scrub._fake_value.__wrapped__(v) == plain(v), v
+        assert h.fake_value.__wrapped__(v) == plain(v), v
         hits += plain(v)
     assert hits > 5000
     long = "A" * 5000 + "xxxxxxxx"  # past CHECK_LIMIT: not looked at
-    assert scrub._fake_value.__wrapped__(long) == plain(long) is False
+    assert h.fake_value.__wrapped__(long) == plain(long) is False
 
 
 def _placeholder_before(value: str, code: bool = True) -> bool:
-    """scrub._placeholder_uncached as it was, with sets of the value's characters."""
-    v = value[:scrub.CHECK_LIMIT].strip().strip("\"'`")
-    if len(v) < 4 or scrub._ARTIFACT.match(v) or v.endswith(":") or scrub._has_run(v, 10):
+    """heuristics.placeholder_uncached as it was, with sets of the value's characters."""
+    v = value[:h.CHECK_LIMIT].strip().strip("\"'`")
+    if len(v) < 4 or h.ARTIFACT.match(v) or v.endswith(":") or h.has_run(v, 10):
         return True
-    raw = value[:scrub.CHECK_LIMIT]
-    if code and (" = " in raw or " := " in raw) or scrub._CRED_NAME.match(v):
+    raw = value[:h.CHECK_LIMIT]
+    if code and (" = " in raw or " := " in raw) or h.CRED_NAME.match(v):
         return True
     low = v.lower()
     if " " in v and value.lstrip().startswith("`"):
         return True
-    if low in scrub._STOPWORDS or low.startswith(("$", "[", "{", "(", "{{", "<", "#{", "[redacted",
+    if low in h.STOPWORDS or low.startswith(("$", "[", "{", "(", "{{", "<", "#{", "[redacted",
                                                   "env:", "env.", "process.env", "os.environ", "secrets.", "vault:",
                                                   "ref:", "op://", "file:")):
         return True
-    if scrub._sigil_reference(v, code):
+    if h.sigil_reference(v, code):
         return True
     if len(set(low) - set("*x.-_ ")) == 0 or len(set(low)) == 1:
         return True
-    if code and scrub._IDENT_PATH.match(v) and not scrub._random_dotted(v) or scrub._SNAKE.match(v):
+    if code and h.IDENT_PATH.match(v) and not h.random_dotted(v) or h.SNAKE.match(v):
         return True
     return v.startswith("//") or "::" in v
 
@@ -156,14 +166,15 @@ def test_placeholder_test_is_what_it_was(texts: list[str]) -> None:
     hits = 0
     for v in values:
         for code in (True, False):
-            assert scrub._placeholder_uncached(v, code) == _placeholder_before(v, code), v
+            assert h.placeholder_uncached(v, code) == _placeholder_before(v, code), v
             hits += _placeholder_before(v, code)
     assert 1000 < hits < 2 * len(values) - 1000
 
 
-def test_rules_started_near_hyperscans_match_ends_find_what_re2_alone_finds(texts: list[str],
-                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    if not scrub.wait_prefilter() or scrub._ENDS[0] is None or scrub._ENDS[1] is None:
+def test_rules_started_near_hyperscans_match_ends_find_what_re2_alone_finds(texts: list[str]) -> None:
+    s = scrub.default()
+    hs = s.hyperscan if s.wait_prefilter() else None
+    if hs is None or hs.ends[0] is None or hs.ends[1] is None:
         pytest.skip("no Hyperscan here: RE2 walks the whole text for these rules")
     rng = random.Random(4)
     octet = lambda: str(rng.choice([0, 1, 9, 10, 99, 100, 199, 200, 249, 250, 255, 256, 300, 999]))  # noqa: E731
@@ -181,14 +192,15 @@ def test_rules_started_near_hyperscans_match_ends_find_what_re2_alone_finds(text
            "v1.2.3.4111111111111111", "tel:+1-415-555-0132/x"]
     crafted += [" ".join(rng.choice(pii + ["x", "\n", "-", "."]) for _ in range(rng.randint(1, 30))) for _ in range(100)]
     crafted.append(" ".join(crafted))
-    assert len(crafted[-1]) >= scrub._WINDOWS_FROM
+    assert len(crafted[-1]) >= s.windows_from
     crafted += ["1." * 5000 + " 10.1.2.3", "10.0.0." + "1.2.3.4 " * 300]  # too many ends: RE2 walks
-    assert scrub._ENDS[0].ends(scrub.one_byte_view(crafted[-2])) is None
+    assert hs.ends[0].ends(one_byte_view(crafted[-2])) is None
     samples = texts + crafted
-    with_ends = [scrub.find(t) for t in samples]
+    with_ends = [s.find(t) for t in samples]
     assert sum(f.rule == "ipv4" for fs in with_ends for f in fs) > 300
-    monkeypatch.setattr(scrub, "_ENDS", [None, None])
-    assert [scrub.find(t) for t in samples] == with_ends
+    no_ends = Scrubber(ends=False)
+    assert no_ends.wait_prefilter()
+    assert [no_ends.find(t) for t in samples] == with_ends
 
 
 # Edges of the name and value reading: a name at the text's start, after `-` or `.`, ending in `.`
@@ -207,47 +219,47 @@ _REJECT_EDGES = [
 
 
 def test_rejections_told_without_groups_are_the_checks(texts: list[str]) -> None:
-    """_REJECTS reads a candidate's key name (and quoted-high-entropy's value) off the group-less
-    match: the name is RE2's group 1 wherever the reading does not decline (a name ending in `.`),
-    and a candidate it turns down is one the rule's check turns down."""
-    scrub.compiled()
-    by_name = {c.rule.name: c for cs in scrub.compiled() for c in cs}
+    """A check's `rejects` reads a candidate's key name (and quoted-high-entropy's value) off the
+    group-less match: the name is RE2's group 1 wherever the reading does not decline (a name
+    ending in `.`), and a candidate it turns down is one the rule's check turns down."""
+    rejecting = {c.rule.name: c for cs in scrub.default().compiled for c in cs if c.rejects is not None}
+    assert set(rejecting) == {"credential-assignment", "generic-high-entropy", "quoted-high-entropy"}
     rng = random.Random(5)
     crafted = _REJECT_EDGES + ["\n".join(rng.sample(_REJECT_EDGES, 6)) for _ in range(200)]
     seen: Counter[tuple[str, str]] = Counter()
-    for name, reject in scrub._REJECTS.items():
-        c = by_name[name]
-        assert c.rejects is reject and c.scan is not None and c.rule.pattern.isascii()
-        chars = scrub._QUOTED_NAME if name == "quoted-high-entropy" else scrub._ASSIGN_NAME
+    for name, c in rejecting.items():
+        reject, accept = c.rejects, c.accept
+        assert reject is not None and accept is not None and c.scan is not None and c.rule.pattern.isascii()
+        chars = QUOTED_NAME if name == "quoted-high-entropy" else ASSIGN_NAME
         for text in crafted + texts:
-            view, lower = scrub.one_byte_view(text), text.lower()
+            view, lower = one_byte_view(text), text.lower()
             for s0, e0 in _matches(c.scan, view):
-                groups = c.rx.Match(scrub._ANCHOR_BOTH, view, s0, e0)
-                ns, ne = scrub._name_end(view, s0, e0, chars)
+                groups = c.rx.Match(ANCHOR_BOTH, view, s0, e0)
+                ns, ne = name_end(view, s0, e0, chars)
                 if view[ne - 1] != ord("."):
                     assert (ns, ne) == groups[1], (name, text[s0:e0])
                 if not reject(text, view, s0, e0):
                     continue
                 seen[name, "turned down"] += 1
                 s, e = next(g for i, g in enumerate(groups) if i in c.groups and g[1] > g[0])
-                kept = scrub._check(c.rule, text[s:e], text, s, e, scrub._Groups(groups, text, scrub._ASCII_OFFSETS), lower)
+                kept = accept(text[s:e], text, s, e, Groups(groups, text, ASCII_OFFSETS), lower)
                 assert not kept, (name, text[s0:e0])
     # each rule turns down hundreds of candidates this way (295-504 on this corpus)
-    assert all(seen[name, "turned down"] > 200 for name in scrub._REJECTS), seen
+    assert all(seen[name, "turned down"] > 200 for name in rejecting), seen
 
 
 def test_long_values_are_remembered_with_the_same_answers() -> None:
     blob = "".join(random.Random(3).choice(string.ascii_letters + string.digits + "+/") for _ in range(700))
-    assert scrub._entropy(blob) == scrub._entropy_uncached(blob)
-    assert scrub._random32_cached(blob) == (scrub._random_looking(blob) and scrub._entropy_uncached(blob) >= 3.6)
-    assert scrub._random_looking_cached(blob) == scrub._random_looking(blob)
-    assert scrub._entropy_long.cache_info().currsize >= 1
+    assert h.entropy(blob) == h.entropy_uncached(blob)
+    assert h.random32_cached(blob) == (h.random_looking(blob) and h.entropy_uncached(blob) >= 3.6)
+    assert h.random_looking_cached(blob) == h.random_looking(blob)
+    assert h.entropy_long.cache_info().currsize >= 1
     # past CHECK_LIMIT nothing is kept (a pasted file or hostile text would stay alive otherwise)
     huge = blob * 8
-    assert len(huge) > scrub.CHECK_LIMIT
-    before = (scrub._entropy_long.cache_info(), scrub._random_looking_long.cache_info())
-    assert scrub._entropy(huge) == scrub._entropy_uncached(huge)
-    assert scrub._random32_cached(huge) == (scrub._random_looking(huge) and scrub._entropy_uncached(huge) >= 3.6)
-    after = (scrub._entropy_long.cache_info(), scrub._random_looking_long.cache_info())
+    assert len(huge) > h.CHECK_LIMIT
+    before = (h.entropy_long.cache_info(), h.random_looking_long.cache_info())
+    assert h.entropy(huge) == h.entropy_uncached(huge)
+    assert h.random32_cached(huge) == (h.random_looking(huge) and h.entropy_uncached(huge) >= 3.6)
+    after = (h.entropy_long.cache_info(), h.random_looking_long.cache_info())
     assert [c.currsize for c in after] == [c.currsize for c in before]
     assert [c.misses for c in after] == [c.misses for c in before]

@@ -1,6 +1,6 @@
-"""Rules searched only on the lines around their keywords (privacy/anchored.py, scrub._windows)
-find what a search of the whole text finds: every text scrubs to the same output, with the same
-findings, with and without the windows, with Hyperscan's positions and with the automaton's."""
+"""Rules searched only on the lines around their keywords (privacy/engine/anchored.py and
+windows.py) find what a search of the whole text finds: every text scrubs to the same output, with
+the same findings, with and without the windows, with Hyperscan's positions and with the automaton's."""
 
 from __future__ import annotations
 
@@ -10,20 +10,21 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from re2 import _re2
 from test_scrub_prefilter import _texts
 
-from jevlin_hooks.privacy import anchored, scrub
+from jevlin_hooks.privacy.engine import Scrubber, anchored, merge
+from jevlin_hooks.privacy.engine.text import one_byte_view
+from jevlin_hooks.privacy.regex import UNANCHORED
+from jevlin_hooks.privacy.rules import RULES
+
+# Short texts are searched whole (windows_from): here every text is searched by lines, or none is.
+BY_LINES = Scrubber(windows_from=0)
+WHOLE = Scrubber(windows=False)
+BY_LINES_AUTOMATON = Scrubber(prefilter=False, windows_from=0)  # before Hyperscan is ready, or without it
 
 
-@pytest.fixture(autouse=True)
-def _every_text(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Short texts are searched whole (_WINDOWS_FROM): here every text is searched by lines."""
-    monkeypatch.setattr(scrub, "_WINDOWS_FROM", 0)
-
-
-def _findings(text: str, windowed: bool) -> list[tuple[str, int, int]]:
-    return [(f.rule, f.start, f.end) for f in scrub.merge(scrub.find(text, windowed=windowed))]
+def _findings(text: str, windowed: bool, s: Scrubber = BY_LINES) -> list[tuple[str, int, int]]:
+    return [(f.rule, f.start, f.end) for f in merge((s if windowed else WHOLE).find(text))]
 
 
 @pytest.fixture(scope="module")
@@ -32,9 +33,8 @@ def texts() -> list[str]:
 
 
 def test_some_rules_are_searched_by_lines() -> None:
-    scrub.compiled()
-    names = {scrub.RULES[i].name for i in scrub._WINDOWED}
-    near = {scrub.RULES[i].name for i in scrub._NEAR_WINDOWED}
+    names = {RULES[i].name for i in BY_LINES.lines.windowed}
+    near = {RULES[i].name for i in BY_LINES.lines.near_windowed}
     # the costliest rules whose keywords are rare in agent text, and two rules with near words
     assert {"cli-password", "authorization-header", "home-username", "openai-api-key", "github-token",
             "credential-flag", "credential-pair"} <= names
@@ -45,26 +45,24 @@ def test_some_rules_are_searched_by_lines() -> None:
 
 
 def test_same_findings_with_and_without_windows(texts: list[str]) -> None:
-    scrub.wait_prefilter()
+    assert BY_LINES.wait_prefilter() == WHOLE.wait_prefilter()
     differ = [t[:120] for t in texts if _findings(t, True) != _findings(t, False)]
     assert not differ, differ[:3]
     assert sum(bool(_findings(t, True)) for t in texts[:2000]) > 500  # the texts do hold findings
 
 
-def test_same_findings_with_the_automatons_positions(texts: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_same_findings_with_the_automatons_positions(texts: list[str]) -> None:
     """Before Hyperscan is ready (or where it has no wheel) the windows come from Aho-Corasick's
     positions in the lower-cased text."""
-    scrub.compiled()
-    monkeypatch.setattr(scrub, "_PF", None)
     sample = texts[::3]
-    differ = [t[:120] for t in sample if _findings(t, True) != _findings(t, False)]
+    differ = [t[:120] for t in sample if _findings(t, True, BY_LINES_AUTOMATON) != _findings(t, False)]
     assert not differ, differ[:3]
 
 
 def test_case_and_unicode_at_the_edges() -> None:
     """Windows come from the one-byte view; near words from the lower-cased text only where its
     offsets are the view's (U+0130 lengthens it, U+212A lower-cases to an ASCII k)."""
-    scrub.wait_prefilter()
+    BY_LINES.wait_prefilter()
     for text in [
         "MYSQL -u root -pZq8kL2pVw9x db\nother line\n",
         "ok\nmysql -u root -p'Zq8 kL2pVw9x' db",
@@ -74,7 +72,7 @@ def test_case_and_unicode_at_the_edges() -> None:
         "social security\n\n123-45-6789 " + "x" * 70 + " 234-56-7890\n",
         "\n\n\nAUTHORIZATION: token Zq8kL2pVw9xXk9mz2Lq\r\n/Users/jane doe/x /home/Bob/y\n",
     ]:
-        assert _findings(text, True) == _findings(text, False), text
+        assert _findings(text, True) == _findings(text, False) == _findings(text, True, BY_LINES_AUTOMATON), text
 
 
 _PIECES = ["mysql -u root -p", "MySQL", "Authorization: Bearer ", "authorization=", "ghp_", "sk-proj-", "AKIA",
@@ -95,22 +93,22 @@ def test_pieces_scrub_alike_with_and_without_windows(pieces: list[str]) -> None:
 def test_every_match_of_a_windowed_rule_lies_in_its_windows() -> None:
     """The analysis' two facts, checked on the texts: each raw RE2 match of a windowed rule holds
     one of its anchors and no line break but as its first or last character."""
-    compiled = scrub.compiled()
+    compiled = BY_LINES.compiled
     rng = random.Random(5)
     texts = ["".join(rng.choice(_PIECES) for _ in range(rng.randint(5, 60))) for _ in range(400)] + _texts()[:1500]
-    for i, anchors in scrub._WINDOWED.items():
+    for i, anchors in BY_LINES.lines.windowed.items():
         for c in compiled[i]:
             for text in texts:
-                view = scrub.one_byte_view(text)
+                view = one_byte_view(text)
                 at, n = 0, len(view)
                 while at <= n:
-                    s0, e0 = c.rx.Match(_re2.RE2.Anchor.UNANCHORED, view, at, n)[0]
+                    s0, e0 = c.rx.Match(UNANCHORED, view, at, n)[0]
                     if s0 < 0:
                         break
                     at = e0 if e0 > at else at + 1
                     m = view[s0:e0]
-                    assert b"\n" not in m[1:-1], (scrub.RULES[i].name, m)
-                    assert any(a.encode() in m.lower() for a in anchors), (scrub.RULES[i].name, m)
+                    assert b"\n" not in m[1:-1], (RULES[i].name, m)
+                    assert any(a.encode() in m.lower() for a in anchors), (RULES[i].name, m)
 
 
 @pytest.mark.parametrize(("pattern", "anchors", "expected"), [
@@ -143,40 +141,30 @@ def test_within_lines() -> None:
     assert not anchored.within_lines(r"(?s)a.b")
 
 
-def test_a_rare_keyword_is_searched_on_its_line_only(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_rare_keyword_is_searched_on_its_line_only() -> None:
     """On 32 KiB with one mysql line, cli-password's RE2 search sees that line (and its line
     breaks), from Hyperscan's positions where it runs and from the automaton's otherwise."""
-    monkeypatch.setattr(scrub, "_WINDOWS_FROM", 4096)
     filler = "The helper waits twice before it gives up on the upstream.\n" * 500  # no gate word
     line = "mysql -u root -pZq8kL2pVw9x app\n"
     cut = filler.index("\n", 16000) + 1
     text = filler[:cut] + line + filler[cut:]
     at = text.index(line)
-    i = next(k for k, r in enumerate(scrub.RULES) if r.name == "cli-password")
-    seen: list[object] = []
-    real = scrub._run
-
-    def spy(c, *a, windows=None, **k):  # type: ignore[no-untyped-def]
-        if c.rule.name == "cli-password":
-            seen.append(windows)
-        return real(c, *a, windows=windows, **k)
-
-    monkeypatch.setattr(scrub, "_run", spy)
-    for pf in ([scrub._PF] if scrub.wait_prefilter() else []) + [None]:
-        monkeypatch.setattr(scrub, "_PF", pf)
-        seen.clear()
-        assert [f.rule for f in scrub.find(text)] == ["cli-password"]
-        assert seen == [[(at - 1, at + len(line))]], (pf, seen)
-    assert i in scrub._WINDOWED
+    i = next(k for k, r in enumerate(RULES) if r.name == "cli-password")
+    hyperscan = Scrubber()
+    for s in ([hyperscan] if hyperscan.wait_prefilter() else []) + [Scrubber(prefilter=False)]:
+        assert [f.rule for f in s.find(text)] == ["cli-password"]
+        assert s.windows_for(text)["cli-password"] == [(at - 1, at + len(line))], s.hyperscan
+    assert i in hyperscan.lines.windowed
 
 
 def test_the_lengths_searched_back_from_match_ends_are_the_longest_matches() -> None:
-    """_BY_END: RE2 starts that many bytes before the next match end Hyperscan reports; a length
-    below a pattern's longest match would lose matches."""
-    for name, length in scrub._BY_END.items():
-        pattern = next(r for r in scrub.RULES if r.name == name).pattern
-        if length:
-            assert anchored.P.parse(pattern).getwidth()[1] <= length, name
+    """A rule's `longest`: RE2 starts that many bytes before the next match end Hyperscan reports;
+    a length below a pattern's longest match would lose matches."""
+    ended = [r for r in RULES if r.longest is not None]
+    assert {r.name for r in ended} == {"ipv4", "payment-card", "iban", "phone-number", "yaml-block-secret"}
+    for r in ended:
+        if r.longest:
+            assert anchored.P.parse(r.pattern).getwidth()[1] <= r.longest, r.name
         else:  # searched from the line of the match end instead: the match must stay on it
-            assert anchored.one_line(pattern), name
+            assert anchored.one_line(r.pattern), r.name
     assert anchored.one_line(r"(?m)^[ \t]*key:[ \t]*\|\r?\n") and not anchored.one_line(r"key:\s*\|\n")

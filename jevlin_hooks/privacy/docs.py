@@ -6,8 +6,9 @@
 from __future__ import annotations
 
 from jevlin_hooks.base import spool
-from jevlin_hooks.privacy import record, scrub
-from jevlin_hooks.privacy.rules import RULES
+from jevlin_hooks.privacy import record
+from jevlin_hooks.privacy.checks import LEFT_ALONE
+from jevlin_hooks.privacy.rules import ALPHABETS, RULES
 
 HEADER = """# What leaves your machine, and how to turn each part off
 
@@ -84,6 +85,27 @@ others: `disabled_rules = ["phone-number", "phone-number-labelled", "payment-car
 """
 
 
+EXAMPLES = """
+## Examples, rule by rule
+
+Each rule removes what its examples show and leaves what its counter-examples show (a test runs
+every one of them, and fails when a rule stops doing what is written here). In them,
+`{alnum:36}` stands for 36 random letters and digits, and likewise `{hex:n}`, `{b64:n}` and the
+other alphabets: the random part is drawn when the test runs, so that no secret-shaped string
+sits in this page or in the code. A line break is shown as `\\n`, a backslash as `\\\\`.
+Alphabets: %s.
+
+"""
+
+
+def _code(text: str) -> str:
+    """``text`` as inline code on one line, whatever backticks it holds."""
+    text = text.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")
+    fence = "``" if "`" in text else "`"
+    pad = " " if "`" in text else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def markdown() -> str:
     out = [HEADER]
     for kind, fields in record.ALLOWED.items():
@@ -104,5 +126,11 @@ def markdown() -> str:
         out.append(f"| `{r.name}` | {r.category} | {desc} |\n")
     out.append(SPLIT)
     out.append("\n## What a matching rule still leaves alone\n\n")
-    out.append(scrub.LEFT_ALONE)
+    out.append(LEFT_ALONE)
+    out.append(EXAMPLES % ", ".join(f"`{name}`" for name in ALPHABETS))
+    for r in RULES:
+        out.append(f"- `{r.name}` removes " + ", ".join(map(_code, r.examples)))
+        if r.counter_examples:
+            out.append("; leaves " + ", ".join(map(_code, r.counter_examples)))
+        out.append("\n")
     return "".join(out)

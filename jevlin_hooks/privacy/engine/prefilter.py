@@ -12,7 +12,7 @@ Both only answer "can it be there?", so the scrubber's output is the same with o
   scans all of them in one pass, where RE2 makes one pass each.
 
 Without the module (no wheel for the platform) or when a database does not compile, build()
-returns None and scrub.py keeps its Aho-Corasick gate and runs every selected pattern.
+returns None and the scrubber keeps its Aho-Corasick gate and runs every selected pattern.
 
 Compiling takes a quarter of a second of CPU, in every process that scrubs (the daemon, each of
 its workers, `preview`). So the compiled databases are kept in the user's cache directory
@@ -40,7 +40,7 @@ try:
     import hyperscan
 
     Error: type[Exception] = hyperscan.error
-except ImportError:  # no wheel for this platform (Linux on ARM): scrub.py's own gate runs
+except ImportError:  # no wheel for this platform (Linux on ARM): the scrubber's own gate runs
     hyperscan = None  # type: ignore[assignment]
     Error = RuntimeError
 
@@ -66,7 +66,7 @@ def to_hyperscan(pattern: str) -> str | None:
 
 class Prefilter:
     """Block-mode databases: keywords over the lower-cased text's UTF-8, patterns over the
-    one-byte view; and the patterns again for long texts, less those that scrub.py finds in long
+    one-byte view; and the patterns again for long texts, less those that the scrubber finds in long
     texts by Hyperscan's match ends anyway (build's ``long_skip``)."""
 
     def __init__(self, words: Any, patterns: Any, pattern_ids: frozenset[int], located: frozenset[int],
@@ -121,7 +121,7 @@ class Ends:
     """A block-mode database of a few short patterns compiled as they are (no prefilter): where
     each match ends, every match. A rule whose matches are at most L bytes long starts no match
     more than L bytes before the first such end after a position, so RE2 need not walk there
-    (scrub.py's _run). Compiled in milliseconds: not cached."""
+    (scan.py's run). Compiled in milliseconds: not cached."""
 
     def __init__(self, db: Any) -> None:
         self._db = db
@@ -142,7 +142,7 @@ class Ends:
 
 
 class Anchors:
-    """A block-mode database of words, caseless, every occurrence reported: where scrub.py's
+    """A block-mode database of words, caseless, every occurrence reported: where the scrubber's
     line-searched rules may match (the lines that hold one). Kept apart from the pattern
     database so that short texts, searched whole, do not pay for the reports. Compiled in
     milliseconds: not cached."""

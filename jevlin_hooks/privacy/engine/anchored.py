@@ -2,7 +2,7 @@
 
 A rule's RE2 pass walks the whole text (0.05-0.1 ms a 32 KiB message) even where its keyword, say
 ``mysql`` or ``authorization``, occurs on one line of 600. Two facts about a pattern make it enough
-to search the lines that hold a keyword (scrub.py's _run, given those lines):
+to search the lines that hold a keyword (scan.py's run, given those lines by windows.py):
 
 * **every match holds a keyword** (ASCII case aside): some part of the pattern that every match
   goes through can only match strings that contain one (``\\b(?:mysql|mariadb)\\b`` does; a pattern
@@ -16,7 +16,7 @@ context, so ``^``, ``$`` and ``\\b`` see what they always saw) finds the same ma
 same order. Both facts are worked out here from the pattern itself (Python's regular-expression
 parser reads RE2's syntax for every construct the rules use); a pattern that cannot be read, or
 is not shown to have both, is searched whole, as before. The second fact alone (one_line) lets
-scrub.py start RE2 at the line of the next match end Hyperscan reports; a pattern whose matches
+scan.py start RE2 at the line of the next match end Hyperscan reports; a pattern whose matches
 hold no line break at all (within_lines) can be searched on the lines near a word that only
 gives context.
 """

@@ -1,0 +1,171 @@
+"""Checks of personal data: addresses, user names in home paths, phone numbers, cards, IBANs, SSNs.
+
+Numbers are everywhere in agent text (ids, timestamps, versions, ports); these checks are what
+keep a regex for "digits in groups" from redacting them: lengths, prefixes and checksums.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from jevlin_hooks.privacy.checks.registry import Check, check, register
+from jevlin_hooks.privacy.heuristics import in_url
+
+
+def phone_number(value: str) -> bool:
+    """An international (+...) or North American number, not a version or an offset."""
+    digits = sum(c.isdigit() for c in value)
+    if value.startswith("+"):
+        if not 8 <= digits <= 15:
+            return False
+        groups = [g for g in re.split(r"[ .\-()]+", value[1:]) if g]
+        # +1.2.3 or +12.5.1: a version or an offset, not a number someone dials
+        return len(groups) == 1 or len(groups) >= 4 or max(len(g) for g in groups) >= 3
+    if digits != 10 and not (digits == 11 and value.startswith("1")):
+        return False
+    if "." in value and not value.count(".") == 2:
+        return False
+    return True
+
+
+CARD_LENGTHS = {"4": (13, 16, 19), "5": (16,), "2": (16,), "3": (14, 15, 16, 19), "6": (16, 17, 18, 19)}
+
+
+def card_number(value: str) -> bool:
+    """Luhn-valid, with a card network's prefix and length."""
+    d = value.replace(" ", "").replace("-", "")
+    if not d.isdigit() or len(d) not in CARD_LENGTHS.get(d[0], ()) or len(set(d)) < 4:
+        return False
+    if d[0] == "5" and not "51" <= d[:2] <= "55" or d[0] == "2" and not "2221" <= d[:4] <= "2720":
+        return False
+    if d[0] == "3" and d[:2] not in ("34", "37", "36", "38", "30", "35"):
+        return False
+    total = 0
+    for i, c in enumerate(reversed(d)):
+        n = ord(c) - 48
+        if i % 2:
+            n = n * 2 - 9 if n > 4 else n * 2
+        total += n
+    return total % 10 == 0
+
+
+IBAN_LENGTH = {
+    "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22, "BR": 29, "BY": 28,
+    "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22, "DK": 18, "DO": 28, "EE": 20, "EG": 29, "ES": 24, "FI": 18,
+    "FO": 18, "FR": 27, "GB": 22, "GE": 22, "GI": 23, "GL": 18, "GR": 27, "GT": 28, "HR": 21, "HU": 28, "IE": 22,
+    "IL": 23, "IQ": 23, "IS": 26, "IT": 27, "JO": 30, "KW": 30, "KZ": 20, "LB": 28, "LC": 32, "LI": 21, "LT": 20,
+    "LU": 20, "LV": 21, "MC": 27, "MD": 24, "ME": 22, "MK": 19, "MR": 27, "MT": 31, "MU": 30, "NL": 18, "NO": 15,
+    "PK": 24, "PL": 28, "PS": 29, "PT": 25, "QA": 29, "RO": 24, "RS": 22, "SA": 24, "SC": 31, "SE": 24, "SI": 19,
+    "SK": 24, "SM": 27, "ST": 25, "SV": 28, "TL": 23, "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20,
+}
+
+
+def iban_span(text: str, s: int, e: int) -> tuple[int, int] | None:
+    """The IBAN's exact extent (its country's length, spaces skipped) if its checksum holds."""
+    n = IBAN_LENGTH.get(text[s:s + 2])
+    if n is None:
+        return None
+    chars: list[str] = []
+    i = s
+    while i < e and len(chars) < n:
+        if text[i] != " ":
+            chars.append(text[i])
+        i += 1
+    if len(chars) < n or (i < len(text) and text[i].isalnum()):
+        return None
+    iban = "".join(chars)
+    moved = iban[4:] + iban[:4]
+    if int("".join(str(int(c, 36)) for c in moved)) % 97 != 1:
+        return None
+    return s, i
+
+
+_SSH_BEFORE = re.compile(r"\b(?:ssh|scp|sftp|rsync|mosh|ssh-copy-id|sshpass|autossh)\b[^\n]*$")
+# pip's requests==1.2.3.4; not ip==; \Z: $ would also match before a line break
+_VERSION_BEFORE = re.compile(r"(?:version|release|\bver|\bv|\bbuild|\btag|@|[a-z0-9_\]](?<!ip)(?<!addr)(?<!host)[=~!<>]=)[\"'(\[=: \t]*\Z")
+_DATE_OR_VERSION = re.compile(r"^(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}|\d+\.\d+(?:\.\d+)?)$")
+_PREFIX_LENGTH = re.compile(r"/(\d{1,2})(?![0-9])")
+
+
+def _network_block(address: str, text: str, end: int) -> bool:
+    """address/prefix whose host bits are all zero: 10.0.0.0/8, not 10.1.2.3/8 or 10.1.2.3/32."""
+    m = _PREFIX_LENGTH.match(text, end)
+    if m is None or int(m.group(1)) > 31:
+        return False
+    a, b, c, d = (int(x) for x in address.split("."))
+    return ((a << 24 | b << 16 | c << 8 | d) & ((1 << (32 - int(m.group(1)))) - 1)) == 0
+
+
+@check("email")
+def email(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
+    if text.startswith(":", end) and not text.startswith((": ", ":\t", ":\n"), end):
+        return False  # git@github.com:org/repo.git, user@host:path: an scp-style remote
+    if in_url(text, start):
+        return False  # scheme://user@host or scheme://user:pass@host: a URL
+    # ssh deploy@host, scp f root@host:/tmp: an account on a host, not a mailbox
+    return not _SSH_BEFORE.search(text, max(0, start - 120), start)
+
+
+@check("home")
+def home(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
+    return not value.startswith(("$", "{", "<", "%", "*")) and value.lower() not in ("shared", "public", "default", "all users")
+
+
+@check("ip")
+def ip(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
+    before = text[start - 1] if start > 0 else " "
+    after = text[end:end + 2]
+    if before.isalnum() or before in "._-" or (after[:1] == "." and after[1:2].isdigit()):
+        return False  # part of a version string or longer dotted number
+    if _VERSION_BEFORE.search(lower or text.lower(), max(0, start - 40), start):
+        return False  # AssemblyVersion("2.1.0.3"), "version": "1.2.3.4", upgraded to version 1.2.3.4
+    if after[:1] == "/" and _network_block(value, text, end):
+        return False  # 10.0.0.0/8, 192.168.1.0/24: a range (a VPC, a firewall rule), no one's address
+    return not value.startswith(("127.", "0.0.0.0", "255.255.255.", "0."))
+
+
+@check("ip6")
+def ip6(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
+    return value != "::1" and (value.count(":") >= 3 or any(map(str.isdigit, value)))
+
+
+@check("phone")
+def phone(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
+    return phone_number(value)
+
+
+@check("card")
+def card(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
+    return card_number(value)
+
+
+@check("ssn")
+def ssn(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
+    d = value.replace("-", "").replace(" ", "")
+    # a possible number (not area 000, 666 or 9xx, group 00, serial 0000), not one digit
+    # repeated, not the famous fakes; two digits are possible (552-55-2222)
+    return (d[:3] not in ("000", "666") and d[0] != "9" and d[3:5] != "00" and d[5:] != "0000" and len(set(d)) > 1
+            and d not in ("123456789", "078051120", "219099999"))
+
+
+register(Check("iban", span=lambda text, s, e, m: iban_span(text, s, e)))
+
+
+def _phonelabel(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
+    digits = sum(map(str.isdigit, value))
+    if not 7 <= digits <= 15 or _DATE_OR_VERSION.match(value):
+        return False
+    return value.count(".") != 3  # 10.0.0.12: an address
+
+
+_LABELLED_PHONE = re.compile(r"[^0-9+\n]{0,24}?(\+?\(?[0-9][0-9 ().\-/]{5,20}[0-9])(?![0-9A-Za-z_])")
+
+
+def _phone_after_word(text: str, s: int, e: int) -> tuple[int, int] | None:
+    """The phone number within 24 characters after a word like phone or Telefon at [s, e)."""
+    m = _LABELLED_PHONE.match(text, e, min(len(text), e + 72))
+    return m.span(1) if m and _phonelabel(m.group(1), text, m.start(1), m.end(1), None, "") else None
+
+
+register(Check("phonelabel", accept=_phonelabel, from_word=_phone_after_word))
