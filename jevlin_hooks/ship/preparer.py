@@ -132,14 +132,21 @@ class Preparer:
         self.report.save()
 
     def _prepare_here(self, s: prepare.Settings) -> prepare.Item | None:
-        if self.claimed:
-            name = self.claimed.popleft()
-        elif self.backlog:
-            name = self.backlog.pop()
-            self.owned.add(name)
-        else:
+        """A chunk prepared here (its records scrubbed together); the first of it, the rest
+        kept in ``prepared``."""
+        names: list[str] = []
+        while self.claimed and len(names) < prepare.CHUNK:
+            names.append(self.claimed.popleft())
+        if not names and self.backlog:
+            names = self.backlog[-prepare.CHUNK:]
+            names.reverse()
+            del self.backlog[-prepare.CHUNK:]
+            self.owned.update(names)
+        if not names:
             return None
-        return prepare.prepare_named(self.home, name, s)
+        items = prepare.prepare_chunk(self.home, names, s)
+        self.prepared.extend(items[1:])
+        return items[0]
 
     def _start_pool(self, s: prepare.Settings) -> None:
         try:
