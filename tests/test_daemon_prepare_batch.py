@@ -132,20 +132,23 @@ def test_a_chunk_read_from_the_spool_keeps_its_order_and_what_is_gone(home):
 
 @pytest.mark.parametrize("workers", [False, True])
 def test_what_the_daemon_sends_is_what_preview_shows(home, workers):
-    """Drained by the real daemon, inline (a small queue) or with worker processes (a backlog):
-    every record arrives as make_safe makes it alone."""
-    if workers and prepare.worker_count() < 1:
+    """A backlog drained by the real daemon, by itself (no workers: the default) or with a
+    worker process: every record arrives as make_safe makes it alone."""
+    if workers and prepare.worker_count(1) < 1:
         pytest.skip("one core: no worker processes")
-    n = prepare.MIN_BACKLOG + 100 if workers else 150
+    n = prepare.MIN_BACKLOG + 100
     recs = agent_records(8, 150)
     recs += [raw_record(i) for i in range(100_000, 100_000 + n - len(recs))]
     spool.enqueue(home, recs)
     with FaultServer() as srv:
-        write_config(home, "jevlin", srv.url + "/v1/records")
+        write_config(home, "jevlin", srv.url + "/v1/records", extra="workers = 1\n" if workers else "")
         p = subprocess.run([sys.executable, "-m", "jevlin_hooks.cli", "daemon", "run", "--once"],
                            env={**os.environ, "JEVLIN_HOME": home}, capture_output=True, text=True, timeout=600)
         assert p.returncode == 0, p.stderr
     assert spool_empty(home)
+    log = os.path.join(home, "logs", "daemon.log")
+    said = open(log).read() if os.path.exists(log) else ""
+    assert ("worker process(es) beside the daemon" in said) == workers
     key = ids.load_key(home)
     assert key is not None
     for r in recs:

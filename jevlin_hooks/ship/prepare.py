@@ -352,11 +352,12 @@ def _item(row: Any, name: str) -> Item:
     return Item(name, row[1], row[2], row[3], error, frames)
 
 
-def worker_count() -> int:
-    """One fewer than the cores, at most three: the daemon prepares records itself while it
-    waits for them (measured on two cores: one worker beside the daemon drained 15-20% faster
-    than two, which left the cores oversubscribed), and a big machine keeps the rest for the agent."""
-    return min(3, usable_cores() - 1)
+def worker_count(wanted: int) -> int:
+    """``[daemon] workers``, at most one fewer than the cores the daemon may use: it prepares
+    records itself while it waits for theirs. None by default: each worker holds its own
+    scrubbing engine (about 55 MB, its Hyperscan databases 22 MB of it), and on a shared two-core
+    machine one worker drained a backlog no faster than the daemon alone (bench/README.md)."""
+    return max(0, min(wanted, usable_cores() - 1))
 
 
 def usable_cores() -> int:
