@@ -2,7 +2,7 @@
 like for like: same wire format, same receiver, same cores, alternating order.
 
     nice -n 10 .venv/bin/python bench/queue_vs_otel.py [--sizes 10000] [--rounds 6]
-        [--formats protobuf,json] [--cores 1] [--sdk-compression none|gzip] [--json FILE]
+        [--formats protobuf,json] [--cores 1] [--sdk-compression none|gzip] [--json FILE] [--tree DIR]
 
 For each size, N search records (bench/spool_records.py: 1-3 KiB of history made of the
 agent-text generator's rows, a fifth of them with a planted secret or personal data) are
@@ -130,16 +130,17 @@ class Receiver:
 
 # --- one run of each side ---------------------------------------------------------------------
 
-def run_daemon(home: str, url: str, fmt: str, cpus: set[int] | None) -> tuple[float, float, float]:
-    """(seconds, CPU seconds, peak PSS MB)."""
+def run_daemon(home: str, url: str, fmt: str, cpus: set[int] | None, tree: str = ROOT) -> tuple[float, float, float]:
+    """(seconds, CPU seconds, peak PSS MB). ``tree``: the checkout whose daemon runs (another
+    one, from `git archive REV | tar -x -C DIR`, for a before/after)."""
     with open(os.path.join(home, "config.toml"), "w") as f:
         f.write(f'[ship]\nsink = "otlp"\nendpoint = "{url}"\notlp_protocol = "{PROTOCOL[fmt]}"\n'
                 '[daemon]\nautostart = false\n[spool]\nmax_mb = 100000\n')
-    env = {**os.environ, "JEVLIN_HOME": home}
+    env = {**os.environ, "JEVLIN_HOME": home, "PYTHONPATH": tree}
     t0 = time.perf_counter()
     # `run --once` drains the queue and exits; draining, the long-running daemon does the same work
     proc = subprocess.Popen([sys.executable, "-m", "jevlin_hooks.cli", "daemon", "run", "--once"], env=env,
-                            preexec_fn=pinned(cpus))
+                            preexec_fn=pinned(cpus), cwd=tree)
     cpu, pss = reap(proc)
     took = time.perf_counter() - t0
     assert proc.returncode == 0, "the daemon failed"
@@ -160,7 +161,7 @@ def run_sdk(home: str, url: str, fmt: str, cpus: set[int] | None, compression: s
 
 
 def one(side: str, n: int, template: str, tmp: str, rcv: Receiver, fmt: str, cpus: set[int] | None,
-        compression: str) -> dict[str, float]:
+        compression: str, tree: str = ROOT) -> dict[str, float]:
     home = os.path.join(tmp, f"run-{side}")
     shutil.rmtree(home, ignore_errors=True)
     copy_spool(template, home)
@@ -169,7 +170,7 @@ def one(side: str, n: int, template: str, tmp: str, rcv: Receiver, fmt: str, cpu
     os.sync()
     rcv.reset()
     if side == "daemon":
-        took, cpu, pss = run_daemon(home, rcv.url, fmt, cpus)
+        took, cpu, pss = run_daemon(home, rcv.url, fmt, cpus, tree)
     else:
         took, cpu, pss = run_sdk(home, rcv.url, fmt, cpus, compression)
     got = rcv.counts()
@@ -186,11 +187,11 @@ def spread(xs: list[float]) -> tuple[float, float, float]:
 
 
 def compare(n: int, fmt: str, rounds: int, template: str, tmp: str, rcv: Receiver, cpus: set[int] | None,
-            compression: str, log: Callable[[str], None] = print) -> dict[str, Any]:
+            compression: str, tree: str = ROOT, log: Callable[[str], None] = print) -> dict[str, Any]:
     runs: dict[str, list[dict[str, float]]] = {"daemon": [], "sdk": []}
     for r in range(rounds):
         for side in (("daemon", "sdk") if r % 2 == 0 else ("sdk", "daemon")):
-            runs[side].append(one(side, n, template, tmp, rcv, fmt, cpus, compression))
+            runs[side].append(one(side, n, template, tmp, rcv, fmt, cpus, compression, tree))
         d, s = runs["daemon"][-1], runs["sdk"][-1]
         log(f"  {fmt} n={n:,} round {r + 1}/{rounds}: daemon {d['rps']:,.0f} rec/s {d['cpu_ms']:.3f} CPU ms/rec "
             f"{d['pss']:.0f} MB | SDK {s['rps']:,.0f} rec/s {s['cpu_ms']:.3f} CPU ms/rec {s['pss']:.0f} MB "
@@ -238,7 +239,7 @@ def cpu_sets(cores: int) -> tuple[set[int], set[int] | None]:
 
 
 def bench(sizes: list[int], formats: list[str], rounds: int, cores: int, compression: str = "none",
-          seed: int = 1, secret_share: float = 0.2) -> list[dict[str, Any]]:
+          seed: int = 1, secret_share: float = 0.2, tree: str = ROOT) -> list[dict[str, Any]]:
     if "json" in formats and not sdk_has_json():
         print("the SDK's OTLP/JSON exporter (opentelemetry-exporter-otlp-json-http) is not installed: "
               "protobuf only")
@@ -255,7 +256,7 @@ def bench(sizes: list[int], formats: list[str], rounds: int, cores: int, compres
             template = os.path.join(tmp, f"template-{n}")
             make_spool(template, n, seed, secret_share)
             for fmt in formats:
-                rows.append(compare(n, fmt, rounds, template, tmp, rcv, side_cpus, compression))
+                rows.append(compare(n, fmt, rounds, template, tmp, rcv, side_cpus, compression, tree))
             shutil.rmtree(template, ignore_errors=True)
     finally:
         rcv.close()
@@ -273,9 +274,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--secret-share", type=float, default=0.2)
     ap.add_argument("--json", help="also write every run's figures to this file")
+    ap.add_argument("--tree", default=ROOT, help="the checkout whose daemon runs (default: this one)")
     args = ap.parse_args()
     rows = bench([int(n) for n in args.sizes.split(",")], args.formats.split(","), args.rounds, args.cores,
-                 args.sdk_compression, args.seed, args.secret_share)
+                 args.sdk_compression, args.seed, args.secret_share, os.path.abspath(args.tree))
     print_rows(rows)
     if args.json:
         with open(args.json, "w") as f:

@@ -6,6 +6,7 @@ This is the one place a raw record becomes what leaves the machine; the daemon a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -259,11 +260,15 @@ def make_safe_many(recs: list[Any], key: bytes, disabled_rules: tuple[str, ...] 
     return out
 
 
+# Whatever lower-cases to "kind:" (KELVIN SIGN too): only such a text is lower-cased to be checked.
+_KIND = re.compile("kind:", re.IGNORECASE)
+
+
 def _reads_whole_text(texts: list[str]) -> bool:
     """Whether a rule's check would read these texts beyond its match: the one such check is the
     Kubernetes Secret rule's (scrub._k8s_secret, a kind anywhere in the text). Pinned by
     tests/test_daemon_prepare_batch.py: records scrubbed together give what each gives alone."""
-    return any(scrub._k8s_secret(t.lower()) for t in texts)
+    return any(_KIND.search(t) is not None and scrub._k8s_secret(t.lower()) for t in texts)
 
 
 def _safe(rec: dict[str, Any], disabled_rules: tuple[str, ...], hashed: Callable[[Any], str | None]) -> dict[str, Any]:

@@ -139,7 +139,8 @@ def answer(reply: Reply, ids: list[str], target: Target) -> Result:
                        fmt=f'[ship] otlp_protocol (now "{target.protocol}"; the other is "{other}")')
     if verdict is not None:
         return verdict
-    msg = parse_response(reply.body or b"", reply.headers.get("Content-Type") or "")
+    # most collectors answer an empty body: nothing to read (nor the message classes to import)
+    msg = parse_response(reply.body, reply.headers.get("Content-Type") or "") if reply.body else None
     note = None
     if msg is not None and msg.HasField("partial_success"):
         ps = msg.partial_success
