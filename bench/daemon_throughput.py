@@ -2,6 +2,7 @@
 queue: what it and its worker processes hold while 100,000 records wait.
 
     nice -n 10 .venv/bin/python bench/daemon_throughput.py [--n 20000] [--deep 100000] [--cores N]
+        [--config 'workers = 1'] [--tree DIR]
 
 Records are bench/spool_records.py's (1-3 KiB of agent-text history, a fifth with a planted
 secret), written straight into spool/new. The daemon runs as `jevlin-hooks daemon run` (the
@@ -38,17 +39,18 @@ SECRET_LINES = ["export GITHUB_TOKEN=ghp_" + "R8x2Kq9mW4nP7sT1vY6zB3cD5fG8hJ0kL2
                 "password: hunter2-correct-horse\n", "see /home/alice/project/src and bob@example.com\n"]
 
 
-def run_daemon(home: str, url: str, cpus: set[int] | None) -> tuple[float, float, dict[int, float], int]:
+def run_daemon(home: str, url: str, cpus: set[int] | None, tree: str = ROOT, extra: str = ""
+               ) -> tuple[float, float, dict[int, float], int]:
     """(seconds, peak PSS MB of the daemon and its children together, each one's peak PSS MB,
     records left)."""
     with open(os.path.join(home, "config.toml"), "w") as f:
-        f.write(f'[ship]\nsink = "otlp"\nendpoint = "{url}"\n[daemon]\nautostart = false\n'
+        f.write(f'[ship]\nsink = "otlp"\nendpoint = "{url}"\n[daemon]\nautostart = false\n{extra}\n'
                 f'[spool]\nmax_mb = 100000\n')
-    env = {**os.environ, "JEVLIN_HOME": home}
+    env = {**os.environ, "JEVLIN_HOME": home, "PYTHONPATH": tree}
     new = os.path.join(home, "spool", "new")
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "jevlin_hooks.cli", "daemon", "run"], env=env,
-                            preexec_fn=pinned(cpus))
+                            preexec_fn=pinned(cpus), cwd=tree)
     peak = 0.0
     each: dict[int, float] = {}
     while True:
@@ -72,6 +74,8 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=20000)
     ap.add_argument("--deep", type=int, default=100000)
     ap.add_argument("--cores", type=int, default=0, help="pin the daemon to this many CPUs (0: not pinned)")
+    ap.add_argument("--tree", default=ROOT, help="the checkout whose daemon runs (default: this one)")
+    ap.add_argument("--config", default="", help="lines added under [daemon], e.g. 'workers = 1'")
     args = ap.parse_args()
     cpus = set(sorted(os.sched_getaffinity(0))[:args.cores]) if args.cores else None
     rcv = Receiver(None)
@@ -86,7 +90,7 @@ def main() -> None:
             make_spool(home, n, seed=3)
             os.sync()
             rcv.reset()
-            took, peak, each, left = run_daemon(home, rcv.url, cpus)
+            took, peak, each, left = run_daemon(home, rcv.url, cpus, os.path.abspath(args.tree), args.config)
             got = rcv.counts()
             assert left == 0, f"{left} records left"
             assert got["spans"] == n and got["errors"] == 0, f"{got['spans']} spans arrived, {n} expected"
