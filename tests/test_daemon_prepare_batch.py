@@ -100,6 +100,18 @@ def test_a_bad_record_among_good_ones_is_refused_alone():
     assert all(g[0] == record.make_safe(r, KEY) for i, (g, r) in enumerate(zip(got, recs, strict=True)) if i not in (3, 7, 11))
 
 
+def test_the_local_sink_keeps_each_result_summary_scrubbed_as_alone():
+    recs = agent_records(9, 30)
+    rows = generate.rows(19, 30)
+    for r, row in zip(recs[::2], rows, strict=False):
+        r["result"] = {"lines": 7, "preview": row.text}
+    local = prepare.Settings(KEY, (), True)
+    raws = [codec.dumps(r) for r in recs]
+    got = prepare.prepare_many(raws, local)
+    assert got == [prepare.prepare(raw, local) for raw in raws]
+    assert sum("result" in g[0] for g in got if g[0]) == 15
+
+
 def test_a_scrubber_failure_on_one_record_costs_no_other(monkeypatch):
     """A scrubber bug that only one record's text triggers (injected: no real one is known)."""
     real = scrub.find

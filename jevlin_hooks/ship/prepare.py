@@ -110,8 +110,8 @@ def prepare_many(raws: list[bytes], s: Settings) -> list[tuple[dict[str, Any] | 
         except ValueError:
             out.append((None, "invalid record: not valid JSON", None))
             continue
-        if s.local or (isinstance(rec, dict) and rec.get("released") == 1):
-            out.append(prepare(raw, s))  # the local sink's extras, a released entry: one by one
+        if isinstance(rec, dict) and rec.get("released") == 1:
+            out.append(prepare(raw, s))  # a released entry (quarantine.safe_form): on its own
             continue
         out.append((None, None, None))
         where.append(len(out) - 1)
@@ -124,7 +124,12 @@ def prepare_many(raws: list[bytes], s: Settings) -> list[tuple[dict[str, Any] | 
         for i in where:
             out[i] = prepare(raws[i], s)
         return out
-    for i, safe in zip(where, safes, strict=True):
+    for i, rec, safe in zip(where, recs, safes, strict=True):
+        if isinstance(safe, dict) and s.local:
+            try:  # the local sink's result summary, scrubbed on its own as prepare() does
+                safe.update(record.local_extras(rec, s.disabled))
+            except Exception as exc:  # noqa: BLE001 - as in prepare(): this record alone
+                safe = exc
         if isinstance(safe, dict):
             out[i] = (safe, None, None)
         elif isinstance(safe, record.InvalidRecord):
