@@ -1,8 +1,9 @@
 """OTLP/HTTP to any OpenTelemetry backend: Phoenix, Langfuse, LangSmith, MLflow, a Collector.
 
-Protobuf by default (Phoenix takes nothing else), JSON on request, always gzip. The messages
-are the OpenTelemetry project's own `opentelemetry-proto` classes; the span tree and its
-attributes are in otlp_spans. Answers are read as every sink reads them (http.classify): 2xx
+Protobuf by default (Phoenix takes nothing else), JSON on request, always gzip. The request is
+written by otlp_wire, exactly as the OpenTelemetry project's own `opentelemetry-proto` classes
+write it (a test holds it to them), which read the answers; the span tree and its attributes are
+in otlp_spans. Answers are read as every sink reads them (http.classify): 2xx
 delivered (a body that cannot be read is still a success); 429, 502, 503, 504 (and 408, other
 5xx) retried after `Retry-After`; 3xx, 401, 403, 404, 415, 422, ... hold the queue and name the
 setting to fix; 413 and other 4xx split the batch to find the record at fault. OTLP adds
