@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from jevlin_hooks.privacy import automaton, checks
 from jevlin_hooks.privacy.checks import Check
-from jevlin_hooks.privacy.engine import anchored, joints, prefilter, scan
+from jevlin_hooks.privacy.engine import anchored, everywhere, joints, prefilter, scan
 from jevlin_hooks.privacy.engine import windows as by_lines
+from jevlin_hooks.privacy.engine.everywhere import EVERYWHERE
 from jevlin_hooks.privacy.engine.findings import Finding, merge
 from jevlin_hooks.privacy.engine.patterns import Pattern, compile_rule
 from jevlin_hooks.privacy.engine.prefilter import Anchors, Ends, Prefilter
@@ -249,12 +250,16 @@ class Scrubber:
     # --- scrubbing ---------------------------------------------------------------------------
 
     def scrub(self, text: str, disabled: Iterable[str] = ()) -> tuple[str, list[Finding]]:
-        """``(clean_text, findings)``; findings hold rule names and positions, never the secret."""
+        """``(clean_text, findings)``; findings hold rule names and positions, never the secret.
+        A value cut once is cut at its other places in the text too (everywhere.py)."""
         if not text:
             return text, []
-        findings = merge(self.find(text, disabled))
+        off = set(disabled)
+        findings = merge(self.find(text, off))
         if not findings:
             return text, []
+        if EVERYWHERE not in off:
+            findings = merge(everywhere.spread(text, findings))
         parts = []
         pos = 0
         for f in findings:
@@ -267,37 +272,63 @@ class Scrubber:
     def scrub_many(self, texts: list[str], disabled: Iterable[str] = ()) -> list[tuple[str, int]]:
         """``[(clean_text, findings)]`` for several texts (a record's fields) in one pass: the
         keyword gate and each rule run once over all of them instead of once per field."""
+        return [(r.clean, r.count) for r in self.scrub_fields(texts, disabled)]
+
+    def scrub_fields(self, texts: list[str], disabled: Iterable[str] = ()) -> list[Scrubbed]:
+        """As scrub_many, each text's result with what was cut out of it (``cuts``: values worth
+        cutting wherever else they occur, for the record step; everywhere.py)."""
+        off = set(disabled)
         if len(texts) == 1:
-            clean, found = self.scrub(texts[0], disabled)
-            return [(clean, len(found))]
+            return [self._scrubbed(texts[0], merge(self.find(texts[0], off)) if texts[0] else [], off)]
         joined = FIELD_SEP.join(texts)
-        findings = merge(self.find(joined, disabled)) if joined else []
-        out: list[tuple[str, int]] = []
+        findings = merge(self.find(joined, off)) if joined else []
+        out: list[Scrubbed] = []
         base = 0
         k = 0
         for t in texts:
             end = base + len(t)
             while k < len(findings) and findings[k].end <= base:
                 k += 1
-            parts: list[str] = []
-            pos = base
-            count = 0
+            local: list[Finding] = []
             j = k
             while j < len(findings) and findings[j].start < end:
-                f = findings[j]
-                s, e = max(f.start, base), min(f.end, end)
-                parts.append(joined[pos:s])
-                parts.append(f"[REDACTED:{f.rule}]")
-                pos = e
-                count += 1
+                f = findings[j]  # clipped to this text (a match across fields is redacted in both)
+                local.append(Finding(f.rule, max(f.start, base) - base, min(f.end, end) - base))
                 j += 1
-            if count:
-                parts.append(joined[pos:end])
-                out.append(("".join(parts), count))
-            else:
-                out.append((t, 0))
+            out.append(self._scrubbed(t, local, off))
             base = end + len(FIELD_SEP)
         return out
+
+    @staticmethod
+    def _scrubbed(text: str, findings: list[Finding], off: set[str]) -> Scrubbed:
+        """One text's result from its merged findings, with the values they cut spread over it."""
+        if not findings:
+            return Scrubbed(text, 0)
+        cuts: tuple[everywhere.Cut, ...] = ()
+        if EVERYWHERE not in off:
+            cuts = tuple(everywhere.cuts_of(text, findings))
+            extra = [f for f in everywhere.occurrences(text, cuts) if not everywhere.inside(f, findings)] if cuts else []
+            if extra:
+                findings = merge(findings + extra)
+        parts: list[str] = []
+        pos = 0
+        for f in findings:
+            parts.append(text[pos:f.start])
+            parts.append(f"[REDACTED:{f.rule}]")
+            pos = f.end
+        parts.append(text[pos:])
+        return Scrubbed("".join(parts), len(findings), cuts)
+
+
+@dataclass(frozen=True)
+class Scrubbed:
+    """One text scrubbed: its clean form, how many findings were redacted, and what they cut
+    (values worth cutting elsewhere in the record, with the rule that cut each). ``cuts`` holds
+    secrets: kept out of repr, never logged, never sent."""
+
+    clean: str
+    count: int
+    cuts: tuple[everywhere.Cut, ...] = field(default=(), repr=False)
 
 
 def _hyperscan_installed() -> bool:
