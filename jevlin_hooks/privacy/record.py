@@ -10,7 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 from jevlin_hooks.base import spool
-from jevlin_hooks.privacy import ids, scrub
+from jevlin_hooks.privacy import ids, known_ids, scrub
+from jevlin_hooks.privacy.engine import everywhere
 
 # What may leave, per kind (DESIGN.md "Records"), plus the schema version `v`.
 ALLOWED: dict[str, tuple[str, ...]] = {
@@ -35,6 +36,7 @@ TOKEN_KEYS = ("input", "output", "cache_read", "cache_creation")
 # its mark kept (base/spool.py).
 TEXT_LIMIT = spool.TEXT_LIMIT
 NAME_LIMIT = 200
+PREVIEW_LIMIT = 4096  # a search's result summary, kept by the local store only
 
 
 class InvalidRecord(ValueError):
@@ -190,13 +192,33 @@ def released(safe: Any, disabled_rules: tuple[str, ...] = ()) -> dict[str, Any]:
     return out
 
 
-def _text(value: Any, disabled: tuple[str, ...]) -> tuple[str, int]:
-    """One text scrubbed on its own: ``(clean, findings)``."""
-    v = _cut(value, TEXT_LIMIT)
-    if not v:
-        return v, 0
-    clean_text, findings = scrub.scrub(v, disabled)
-    return clean_text, len(findings)
+def scrub_texts(texts: list[str], disabled: tuple[str, ...], known: dict[str, str]) -> list[tuple[str, int]]:
+    """What making a record safe does to its texts, ``[(clean, redactions)]``: the raw ids the
+    record carries become their hashes wherever a text holds them (known_ids.py; ``known`` from
+    known_ids.table); every text is scrubbed in one pass; and a value cut in one text is cut in
+    all the others (engine/everywhere.py), unless `everywhere` is among the disabled rules."""
+    texts = known_ids.replace(texts, known)
+    results = scrub.scrub_fields(texts, disabled)
+    cuts: dict[str, str] = {}
+    if len(results) > 1 and everywhere.EVERYWHERE not in disabled:
+        for r in results:
+            for value, rule in r.cuts:
+                cuts.setdefault(value, rule)
+    if not cuts:
+        return [(r.clean, r.count) for r in results]
+    pairs = tuple(cuts.items())
+    out = []
+    for r in results:
+        clean, more = everywhere.cut_in(r.clean, pairs)
+        out.append((clean, r.count + more))
+    return out
+
+
+def _known(rec: dict[str, Any], hashed: Callable[[Any], str | None]) -> dict[str, str]:
+    """The record's raw ids (id fields, host_meta ids), each spelling -> its hash (known_ids.table)."""
+    meta = rec.get("host_meta")
+    raw = [rec.get(f) for f in ID_FIELDS] + ([meta.get(k) for k in HOST_META_IDS] if isinstance(meta, dict) else [])
+    return known_ids.table(raw, hashed)
 
 
 def _cut(value: Any, limit: int) -> str:
@@ -205,16 +227,21 @@ def _cut(value: Any, limit: int) -> str:
     return value[:limit] if len(value) > limit else value
 
 
-def make_safe(rec: Any, key: bytes, disabled_rules: tuple[str, ...] = ()) -> dict[str, Any]:
+def make_safe(rec: Any, key: bytes, disabled_rules: tuple[str, ...] = (), local: bool = False) -> dict[str, Any]:
     """The record as it may leave the machine. Raises InvalidRecord.
 
     Every text of the record (prose, names, host_meta strings) is collected first and scrubbed
-    in one pass (scrub.scrub_many): per field, the rule set's fixed cost was most of the daemon's
-    per-record CPU."""
-    return _safe(clean(rec), disabled_rules, lambda value: ids.hash_id(value, key))
+    in one pass (scrub_texts): per field, the rule set's fixed cost was most of the daemon's
+    per-record CPU.
+
+    With ``local``, for the local store only: a search's result summary (capture/results.py) is
+    made safe in the same pass (its ids hashed, scrubbed, the values cut in the other fields cut
+    in it too) and kept as ``result``. No other sink may be given a record made so."""
+    return _safe(clean(rec), disabled_rules, lambda value: ids.hash_id(value, key), local)
 
 
-def _safe(rec: dict[str, Any], disabled_rules: tuple[str, ...], hashed: Callable[[Any], str | None]) -> dict[str, Any]:
+def _safe(rec: dict[str, Any], disabled_rules: tuple[str, ...], hashed: Callable[[Any], str | None],
+          local: bool = False) -> dict[str, Any]:
     """``make_safe`` once the record is clean, each id made safe by ``hashed``."""
     out: dict[str, Any] = {}
     # (container, key, counts toward `redactions`) for each text, in the order of `texts`
@@ -263,23 +290,16 @@ def _safe(rec: dict[str, Any], disabled_rules: tuple[str, ...], hashed: Callable
             add_text(out, field, value, NAME_LIMIT, False)
         else:
             out[field] = value
+    res = rec.get("result") if local and rec["kind"] == "search" else None
+    if isinstance(res, dict) and isinstance(res.get("preview"), str):
+        lines = res.get("lines")
+        out["result"] = {"lines": lines if isinstance(lines, int) and not isinstance(lines, bool) and lines >= 0 else 0}
+        add_text(out["result"], "preview", res["preview"], PREVIEW_LIMIT, False)
     redactions = 0
-    for (container, k, counted), (clean_text, n) in zip(slots, scrub.scrub_many(texts, disabled_rules), strict=True):
+    scrubbed = scrub_texts(texts, disabled_rules, _known(rec, hashed))
+    for (container, k, counted), (clean_text, n) in zip(slots, scrubbed, strict=True):
         container[k] = clean_text
         redactions += n if counted else 0
     if rec["kind"] == "search":
         out.setdefault("host_meta", {})["redactions"] = redactions
     return out
-
-
-def local_extras(rec: Any, disabled_rules: tuple[str, ...] = ()) -> dict[str, Any]:
-    """What only the local store keeps beside the safe record: a search's result summary
-    (capture/results.py), scrubbed like every text. Never part of ``make_safe``'s output, so no
-    other sink can receive it."""
-    res = rec.get("result") if isinstance(rec, dict) and rec.get("kind") == "search" else None
-    if not isinstance(res, dict) or not isinstance(res.get("preview"), str):
-        return {}
-    lines = res.get("lines")
-    preview, _ = _text(res["preview"][:4096], disabled_rules)
-    return {"result": {"lines": lines if isinstance(lines, int) and not isinstance(lines, bool) and lines >= 0 else 0,
-                       "preview": preview}}

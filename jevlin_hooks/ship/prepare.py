@@ -83,9 +83,7 @@ def prepare(raw: bytes, s: Settings) -> tuple[dict[str, Any] | None, str | None,
     except ValueError:
         return None, "invalid record: not valid JSON", None
     try:
-        safe = quarantine.safe_form(rec, s.key, s.disabled)
-        if s.local:
-            safe.update(record.local_extras(rec, s.disabled))
+        safe = quarantine.safe_form(rec, s.key, s.disabled, s.local)
         return safe, None, None
     except record.InvalidRecord as exc:
         return None, f"invalid record: {exc}", None
