@@ -89,13 +89,15 @@ def arn(v: str) -> bool:
     return v.startswith("arn:") and _ARN.fullmatch(v) is not None
 
 
+_ARN_BEFORE = frozenset(" \t\r\n\"'`|=,(<>[]{}")
+_ARN_RUN = re.compile(r"[^\s\"'`|=,(<>\[\]{}]*")
+
+
 def in_arn(text: str, start: int) -> bool:
     """Whether ``start`` falls inside an ARN (arn:aws:secretsmanager:...:secret:prod/db): its
     resource type `secret:` is no credential's name."""
-    i = start
-    while i > 0 and start - i < 256 and not text[i - 1].isspace() and text[i - 1] not in "\"'`|=,(<>[]{}":
-        i -= 1
-    return text.startswith("arn:", i)
+    k = text.rfind("arn:", max(0, start - 256), start)
+    return k >= 0 and (k == 0 or text[k - 1] in _ARN_BEFORE) and _ARN_RUN.fullmatch(text, k, start) is not None
 
 
 # --- keys public by design, fingerprints ---------------------------------------------------------
@@ -151,7 +153,7 @@ def documented_example(v: str) -> bool:
         claims = dict(jwt_claims(v))
         claims.pop("admin", None)
         return claims == _JWT_IO
-    return len(v) <= 64 and v.startswith(("sk_test_", "ghp_")) and hashlib.sha256(v.encode()).hexdigest()[:32] in _DOCUMENTED
+    return len(v) in (32, 40) and v.startswith(("sk_test_", "ghp_")) and hashlib.sha256(v.encode()).hexdigest()[:32] in _DOCUMENTED
 
 
 _GPG_ID = re.compile(r"(?:0x)?(?:[0-9A-F]{16}|[0-9A-F]{40}|[0-9a-f]{16}|[0-9a-f]{40})")
@@ -161,6 +163,8 @@ def gpg_key_id(name: str, v: str) -> bool:
     """git's user.signingkey (or a name holding "keyid" or "fingerprint") given a GPG key id or
     fingerprint: 16 or 40 hex digits name a public key. (A JWT's SIGNING_KEY holds random
     base64 or a longer secret, and stays a credential.)"""
+    if len(v) not in (16, 18, 40, 42):
+        return False
     flat = name.lower().replace("_", "").replace("-", "").replace(".", "")
     return flat.endswith(("signingkey", "keyid", "fingerprint", "gpgkey")) and _GPG_ID.fullmatch(v) is not None
 

@@ -201,16 +201,16 @@ def scrub_texts(texts: list[str], disabled: tuple[str, ...], known: dict[str, st
     results = scrub.scrub_fields(texts, disabled)
     cuts: dict[str, str] = {}
     if len(results) > 1 and everywhere.EVERYWHERE not in disabled:
-        for r in results:
-            for value, rule in r.cuts:
+        for _, _, gave in results:
+            for value, rule in gave:
                 cuts.setdefault(value, rule)
     if not cuts:
-        return [(r.clean, r.count) for r in results]
+        return [(clean, n) for clean, n, _ in results]
     pairs = tuple(cuts.items())
     out = []
-    for r in results:
-        clean, more = everywhere.cut_in(r.clean, pairs)
-        out.append((clean, r.count + more))
+    for clean, n, _ in results:
+        clean, more = everywhere.cut_in(clean, pairs)
+        out.append((clean, n + more))
     return out
 
 

@@ -5,8 +5,10 @@ repeated in the narration; a user name found in a home path and shown again in a
 
 The scrubber does it within each text (Scrubber.scrub, scrub_fields) and gives what it cut, by
 value, to its caller (never logged, never in a Finding); the record step (privacy/record.py)
-cuts those values in the record's other fields with :func:`cut_in`. Only values worth it spread
-(:func:`worth`): long enough, or a personal name, so that `admin` or `1234` cut in one place does
+cuts those values in the record's other fields with :func:`cut_in`, with one str.find pass a value
+(see occurrences for why not an automaton). Only values worth it spread
+(:func:`worth`): found by their context (a rule whose value is the whole match finds it again
+wherever it is: the Scrubber's ``spreads``), long enough or a user name, so that `admin` or `1234` cut in one place does
 not wipe the word everywhere. An occurrence counts only as a whole token (no letter or digit
 joins it on either side) unless the value is long (LONG characters), when no shorter token
 could hold it by chance. Turned off with the pseudo rule name EVERYWHERE in ``disabled``.
@@ -17,7 +19,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from jevlin_hooks.privacy import automaton
 from jevlin_hooks.privacy.engine.findings import Finding, merge
 
 EVERYWHERE = "everywhere"  # disabled_rules = ["everywhere"] turns the mechanism off
@@ -27,9 +28,20 @@ NAME_LENGTH = 3  # a user name from a home path: jdoe, mk2
 _NAME_RULES = frozenset(("home-username",))
 _BLANKS = re.compile(r"\s+")
 _PUNCTUATION = ".,:;!?()[]{}<>\"'`"
-_AUTOMATON_FROM = 6  # below this many values str.find beats building an automaton
 
 Cut = tuple[str, str]  # (value, rule)
+
+
+class Cuts(tuple[Cut, ...]):
+    """What a text gave up, (value, rule) pairs: secrets. Its repr says how many, never which."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} cut values>"
+
+
+NO_CUTS = Cuts()
 
 
 def worth(value: str, rule: str) -> bool:
@@ -49,13 +61,15 @@ def worth(value: str, rule: str) -> bool:
     return len(v) >= 6 and not v.isalpha() and any(map(str.isalpha, v))
 
 
-def cuts_of(text: str, findings: Iterable[Finding]) -> list[Cut]:
+def cuts_of(text: str, findings: Iterable[Finding], spreads: frozenset[str]) -> list[Cut]:
     """What the findings cut out of ``text``, worth spreading; also without the punctuation a
     finding may end in (`the password is X:` cut `X:`, and X is what comes again), and a value cut
     across a line joint in its joined form (a wrapped token repeated whole)."""
     out: list[Cut] = []
     seen: set[str] = set()
     for f in findings:
+        if f.rule not in spreads:
+            continue  # a vendor token, a JWT, an e-mail address: its rule finds it wherever it is
         v = text[f.start:f.end]
         forms = [v]
         bare = v.strip(_PUNCTUATION)
@@ -82,33 +96,25 @@ def _whole(text: str, s: int, e: int, value: str) -> bool:
 
 def occurrences(text: str, cuts: Sequence[Cut]) -> list[Finding]:
     """Every whole occurrence of a cut value in ``text``, as a finding of the rule that cut it
-    (overlapping ones too: merge() joins them). A few values are looked for one by one (memchr),
-    more at once by an Aho-Corasick automaton."""
-    hits: list[tuple[int, int, int]] = []
-    if len(cuts) >= _AUTOMATON_FROM:
-        try:
-            hits = automaton.build([v for v, _ in cuts]).find_matches_as_indexes(text, overlapping=True)
-        except UnicodeEncodeError:  # a lone surrogate in the text: one by one
-            hits = _one_by_one(text, cuts)
-    else:
-        hits = _one_by_one(text, cuts)
-    return [Finding(cuts[k][1], s, e) for k, s, e in hits if _whole(text, s, e, cuts[k][0])]
-
-
-def _one_by_one(text: str, cuts: Sequence[Cut]) -> list[tuple[int, int, int]]:
-    out = []
-    for k, (value, _) in enumerate(cuts):
+    (overlapping ones too: merge() joins them). One str.find pass a value: measured against an
+    Aho-Corasick automaton over the values (privacy/automaton.py) on bench/scrub_speed.py's varied
+    mix (27 values a 32 KiB message), building it cost more than all the finds (0.75 ms with its
+    quickest build, 3-8 ms with its default, against 0.7 ms), and texts are at most 64 KiB."""
+    out: list[Finding] = []
+    for value, rule in cuts:
         i = text.find(value)
         while i >= 0:
-            out.append((k, i, i + len(value)))
+            e = i + len(value)
+            if _whole(text, i, e, value):
+                out.append(Finding(rule, i, e))
             i = text.find(value, i + 1)
     return out
 
 
-def spread(text: str, findings: list[Finding]) -> list[Finding]:
+def spread(text: str, findings: list[Finding], spreads: frozenset[str]) -> list[Finding]:
     """The findings of ``text`` (merged) and a finding at every other whole occurrence of what
-    they cut, unmerged (the caller merges)."""
-    cuts = cuts_of(text, findings)
+    they cut (by the rules in ``spreads``), unmerged (the caller merges)."""
+    cuts = cuts_of(text, findings, spreads)
     if not cuts:
         return findings
     extra = [f for f in occurrences(text, cuts) if not inside(f, findings)]

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from jevlin_hooks.privacy import automaton, checks
 from jevlin_hooks.privacy.checks import Check
 from jevlin_hooks.privacy.engine import anchored, everywhere, joints, prefilter, scan
 from jevlin_hooks.privacy.engine import windows as by_lines
-from jevlin_hooks.privacy.engine.everywhere import EVERYWHERE
+from jevlin_hooks.privacy.engine.everywhere import EVERYWHERE, NO_CUTS, Cuts
 from jevlin_hooks.privacy.engine.findings import Finding, merge
 from jevlin_hooks.privacy.engine.patterns import Pattern, compile_rule
 from jevlin_hooks.privacy.engine.prefilter import Anchors, Ends, Prefilter
@@ -105,6 +105,9 @@ class Scrubber:
                     by_end[int(r.longest_in_long_texts)].append((p.pid, p.pattern))
         self.lines: by_lines.LinePlan = by_lines.plan(self.rules, self.checks, self.compiled, self.words, common)
         self._pii = frozenset(r.name for r in self.rules if r.category == "pii")  # a phone number is not split in two
+        # the rules whose values spread (everywhere.py): those found by their context (a key name,
+        # a flag, a word nearby); a value a rule matches alone is found again wherever it is
+        self.spreads = frozenset(r.name for r in self.rules if r.groups != (0,) or r.near or r.check in ("yamlblock", "k8s"))
         self.hyperscan: Hyperscan | None = None
         self._ready = threading.Event()
         self._wants_hyperscan = prefilter and _hyperscan_installed()
@@ -259,7 +262,7 @@ class Scrubber:
         if not findings:
             return text, []
         if EVERYWHERE not in off:
-            findings = merge(everywhere.spread(text, findings))
+            findings = merge(everywhere.spread(text, findings, self.spreads))
         parts = []
         pos = 0
         for f in findings:
@@ -272,16 +275,19 @@ class Scrubber:
     def scrub_many(self, texts: list[str], disabled: Iterable[str] = ()) -> list[tuple[str, int]]:
         """``[(clean_text, findings)]`` for several texts (a record's fields) in one pass: the
         keyword gate and each rule run once over all of them instead of once per field."""
-        return [(r.clean, r.count) for r in self.scrub_fields(texts, disabled)]
+        return [(clean, n) for clean, n, _ in self.scrub_fields(texts, disabled)]
 
     def scrub_fields(self, texts: list[str], disabled: Iterable[str] = ()) -> list[Scrubbed]:
-        """As scrub_many, each text's result with what was cut out of it (``cuts``: values worth
-        cutting wherever else they occur, for the record step; everywhere.py)."""
+        """As scrub_many, each text's ``(clean_text, findings, cuts)``: ``cuts`` what was cut out
+        of it, values worth cutting wherever else they occur, for the record step (everywhere.py)."""
         off = set(disabled)
         if len(texts) == 1:
-            return [self._scrubbed(texts[0], merge(self.find(texts[0], off)) if texts[0] else [], off)]
+            t = texts[0]
+            return [self._scrubbed(t, merge(self.find(t, off)) if t else [], off)]
         joined = FIELD_SEP.join(texts)
         findings = merge(self.find(joined, off)) if joined else []
+        if not findings:
+            return [(t, 0, NO_CUTS) for t in texts]
         out: list[Scrubbed] = []
         base = 0
         k = 0
@@ -289,24 +295,26 @@ class Scrubber:
             end = base + len(t)
             while k < len(findings) and findings[k].end <= base:
                 k += 1
-            local: list[Finding] = []
-            j = k
-            while j < len(findings) and findings[j].start < end:
-                f = findings[j]  # clipped to this text (a match across fields is redacted in both)
-                local.append(Finding(f.rule, max(f.start, base) - base, min(f.end, end) - base))
-                j += 1
-            out.append(self._scrubbed(t, local, off))
+            if k == len(findings) or findings[k].start >= end:
+                out.append((t, 0, NO_CUTS))
+            else:
+                local: list[Finding] = []
+                j = k
+                while j < len(findings) and findings[j].start < end:
+                    f = findings[j]  # clipped to this text (a match across fields is redacted in both)
+                    local.append(Finding(f.rule, max(f.start, base) - base, min(f.end, end) - base))
+                    j += 1
+                out.append(self._scrubbed(t, local, off))
             base = end + len(FIELD_SEP)
         return out
 
-    @staticmethod
-    def _scrubbed(text: str, findings: list[Finding], off: set[str]) -> Scrubbed:
+    def _scrubbed(self, text: str, findings: list[Finding], off: set[str]) -> Scrubbed:
         """One text's result from its merged findings, with the values they cut spread over it."""
         if not findings:
-            return Scrubbed(text, 0)
-        cuts: tuple[everywhere.Cut, ...] = ()
+            return text, 0, NO_CUTS
+        cuts = NO_CUTS
         if EVERYWHERE not in off:
-            cuts = tuple(everywhere.cuts_of(text, findings))
+            cuts = Cuts(everywhere.cuts_of(text, findings, self.spreads))
             extra = [f for f in everywhere.occurrences(text, cuts) if not everywhere.inside(f, findings)] if cuts else []
             if extra:
                 findings = merge(findings + extra)
@@ -317,18 +325,12 @@ class Scrubber:
             parts.append(f"[REDACTED:{f.rule}]")
             pos = f.end
         parts.append(text[pos:])
-        return Scrubbed("".join(parts), len(findings), cuts)
+        return "".join(parts), len(findings), cuts
 
 
-@dataclass(frozen=True)
-class Scrubbed:
-    """One text scrubbed: its clean form, how many findings were redacted, and what they cut
-    (values worth cutting elsewhere in the record, with the rule that cut each). ``cuts`` holds
-    secrets: kept out of repr, never logged, never sent."""
-
-    clean: str
-    count: int
-    cuts: tuple[everywhere.Cut, ...] = field(default=(), repr=False)
+# One text scrubbed: its clean form, how many findings were redacted, and what they cut (a plain
+# tuple: a record's texts make one each, and a dataclass or NamedTuple cost the daemon's mix 5%).
+Scrubbed = tuple[str, int, "Cuts"]
 
 
 def _hyperscan_installed() -> bool:
