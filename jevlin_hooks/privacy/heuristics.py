@@ -427,7 +427,7 @@ def entropy_key_ok(key: str) -> bool:
     if not key_ok(key):
         return False
     flat = low.replace("_", "").replace("-", "").replace(".", "")
-    if any(w in flat for w in TRACE_NAME_WORDS) and not any(w in flat for w in SECRET_NAME_WORDS):
+    if any(w in flat for w in TRACE_NAME_WORDS) and not any(w in flat for w in SECRET_NAME_WORDS) and not flat.endswith("key"):
         return False  # x-request-id, x-amz-id-2, trace_id, cf-ray: random and public
     if any(low == k or low.endswith(("-" + k, "_" + k, "." + k)) for k in _PUBLIC_RANDOM_KEYS):
         # encrypted_data, certificate-authority-data: public or ciphertext; but client-key-data,
