@@ -459,6 +459,15 @@ _PUBLIC_LABEL = re.compile(r"(?i)(?:^|[^a-z])pub(?:lic)?[ \t_\-]$")
 _PAIR_NAME = re.compile(r"(?i)[\"']?\b(?:name|key|header)[\"']?[ \t]*[:=][ \t]*[\"']?([^\"'\n,{}]{1,80}?)[\"']?[ \t]*(?:,|\r?\n|$)")
 
 
+_PUB = re.compile(r"[Pp][Uu][Bb]")
+
+
+def near_pub(text: str, start: int) -> bool:
+    """Whether "pub" is in the 96 characters before ``start``: public_label's cheap gate (it needs
+    the name's position, which the engine works out per group asked)."""
+    return _PUB.search(text, max(0, start - 96), start) is not None
+
+
 def public_label(text: str, name_start: int) -> bool:
     """Whether the name at ``name_start`` follows "public" or "pub" (``# public key: age1...``,
     ``public key: <44 base64>`` in `wg show`): a public key, whatever its value looks like."""

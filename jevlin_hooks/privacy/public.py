@@ -127,10 +127,18 @@ def jwt_claims(v: str) -> dict[str, object]:
     return claims if isinstance(claims, dict) else {}
 
 
+# "supabase" in base64 at each of its three alignments: a JWT whose claims do not hold it is
+# not decoded (the jwt rule asks about every token it finds)
+_SUPABASE_B64 = ("c3VwYWJhc2", "N1cGFiYXNl", "zdXBhYmFzZ")
+
+
 def anon_jwt(v: str) -> bool:
     """A Supabase anon key: a JWT issued by Supabase with the role ``anon``, shipped to every
     browser (its ``service_role`` sibling is a secret, and stays redacted)."""
-    claims = jwt_claims(v) if v.startswith("eyJ") else {}
+    payload = v.split(".", 2)[1] if v.count(".") >= 2 else ""
+    if not v.startswith("eyJ") or not any(w in payload for w in _SUPABASE_B64):
+        return False
+    claims = jwt_claims(v)
     return claims.get("role") == "anon" and claims.get("iss") == "supabase" and isinstance(claims.get("ref"), str)
 
 
@@ -142,6 +150,7 @@ _DOCUMENTED = frozenset(("2cafc0970149a84f3b9e62eaf169f36f", "f2d6ca16515033e5dc
 
 
 _JWT_IO = {"sub": "1234567890", "name": "John Doe", "iat": 1516239022}
+_JWT_IO_PAYLOAD = ".eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwi"  # base64 of {"sub":"1234567890","name":"John Doe",
 
 
 def documented_example(v: str) -> bool:
@@ -150,6 +159,8 @@ def documented_example(v: str) -> bool:
     documented keys. Anyone may paste one; none
     opens anything."""
     if v.startswith("eyJ"):
+        if _JWT_IO_PAYLOAD not in v:
+            return False
         claims = dict(jwt_claims(v))
         claims.pop("admin", None)
         return claims == _JWT_IO

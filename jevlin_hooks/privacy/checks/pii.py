@@ -107,7 +107,7 @@ def email(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bo
         return False  # git@github.com:org/repo.git, user@host:path: an scp-style remote
     if in_url(text, start):
         return False  # scheme://user@host or scheme://user:pass@host: a URL
-    if _MESSAGE_ID_BEFORE.search(text, max(0, start - 120), start) or _ID_LOCAL_PART.match(value):
+    if _ID_LOCAL_PART.match(value) or text[start - 1:start] == "<" and _MESSAGE_ID_BEFORE.search(text, max(0, start - 120), start):
         return False  # Message-ID: <uuid@mail.host>, <hex@...>: a message's id, not a mailbox
     # ssh deploy@host, scp f root@host:/tmp: an account on a host, not a mailbox
     return not _SSH_BEFORE.search(text, max(0, start - 120), start)

@@ -22,6 +22,7 @@ from jevlin_hooks.privacy.heuristics import (
     in_userinfo,
     key_ok,
     named_pair_ok,
+    near_pub,
     password_like,
     placeholder,
     public_label,
@@ -222,7 +223,7 @@ def auth_call(value: str, text: str, start: int, end: int, m: Any, lower: str) -
 @check("entropy", needs_match=True, rejects=_rejects_weak)
 def entropy(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
     """A random-looking value under a key-like name (group 1) that names a credential."""
-    if m is not None and (not entropy_key_ok(m.group(1) or "") or public_label(text, m.start(1))):
+    if m is not None and (not entropy_key_ok(m.group(1) or "") or near_pub(text, start) and public_label(text, m.start(1))):
         return False
     return random_looking_cached(value)
 
@@ -243,7 +244,8 @@ def entropy32(value: str, text: str, start: int, end: int, m: Any, lower: str) -
             and entropy32(value[inner.end():], text, start + inner.end(), end, None, lower)
     if value.startswith("eyJ") and text.startswith(".ey", end):
         return False  # a JWT's header: the jwt rule judges the whole token
-    if m is not None and (public_label(text, m.start(1)) or not named_pair_ok(text, m.start(1), name)):
+    if m is not None and (near_pub(text, start) and public_label(text, m.start(1))
+                          or name.lower() == "value" and not named_pair_ok(text, m.start(1), name)):
         return False
     quoted = start > 0 and text[start - 1] in "\"'`"
     if not quoted and m is not None and CAMEL.search(name) and "=" in text[m.end(1):start]:
