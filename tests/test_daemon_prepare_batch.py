@@ -167,3 +167,28 @@ def test_what_the_daemon_sends_is_what_preview_shows(home, workers):
     for r in recs:
         got = srv.records[record.make_safe(r, key)["record_id"]]
         assert json.loads(json.dumps(got)) == json.loads(json.dumps(record.make_safe(r, key)))
+
+
+def test_ids_and_values_cut_once_stay_within_their_own_record_when_scrubbed_together():
+    """Known ids (mechanism 6) and values cut once (mechanism 7) are each record's own: batched,
+    a record's raw session id still becomes its hash, a password caught in its config is cut in
+    its query too, and neither reaches into the record next to it."""
+    import random
+    rng = random.Random(11)
+    recs = agent_records(5, 40)
+    planted = []
+    for i, r in enumerate(recs[:30]):
+        sid = "".join(rng.choice("0123456789abcdef") for _ in range(32))
+        pw = "".join(rng.choice("abcdefghjkmnpqrstuvwxyzABCDEFGH23456789") for _ in range(14)) + "!7"
+        r["session_id"] = sid
+        r["history"] = f"run `claude --resume {sid}` then set\nDB_PASSWORD={pw}\n" + r["history"]
+        r["query"] = f"why does login fail with {pw}"
+        planted.append((i, sid, pw))
+    recs[31]["query"] = planted[0][2][:6] + " is just a word here"
+    together = record.make_safe_many(recs, KEY)
+    assert together == [record.make_safe(r, KEY) for r in recs]
+    for i, sid, pw in planted:
+        blob = json.dumps(together[i])
+        assert sid not in blob and pw not in blob
+        assert ids.hash_id(sid, KEY) in together[i]["history"]
+    assert together[31]["query"].startswith(planted[0][2][:6])

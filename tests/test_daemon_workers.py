@@ -199,8 +199,7 @@ def test_the_local_store_gets_the_same_rows_through_workers(home):
     rows = dict(db.execute("select record_id, body from records").fetchall())
     assert set(rows) == set(raw)
     for rid in list(raw)[:50] + list(raw)[-50:]:
-        want = record.make_safe(raw[rid], key)
-        want.update(record.local_extras(raw[rid]))
+        want = record.make_safe(raw[rid], key, local=True)
         assert json.loads(rows[rid]) == want, rid
     assert "[REDACTED:" in json.loads(rows[list(raw)[0]])["result"]["preview"]
     stored = open(os.path.join(home, "traces.db"), "rb").read()

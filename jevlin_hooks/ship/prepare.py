@@ -87,9 +87,7 @@ def prepare(raw: bytes, s: Settings) -> tuple[dict[str, Any] | None, str | None,
     except ValueError:
         return None, "invalid record: not valid JSON", None
     try:
-        safe = quarantine.safe_form(rec, s.key, s.disabled)
-        if s.local:
-            safe.update(record.local_extras(rec, s.disabled))
+        safe = quarantine.safe_form(rec, s.key, s.disabled, s.local)
         return safe, None, None
     except record.InvalidRecord as exc:
         return None, f"invalid record: {exc}", None
@@ -119,17 +117,12 @@ def prepare_many(raws: list[bytes], s: Settings) -> list[tuple[dict[str, Any] | 
     if not recs:
         return out
     try:
-        safes = record.make_safe_many(recs, s.key, s.disabled)
+        safes = record.make_safe_many(recs, s.key, s.disabled, s.local)
     except Exception:  # noqa: BLE001 - find the one that fails: each alone
         for i in where:
             out[i] = prepare(raws[i], s)
         return out
-    for i, rec, safe in zip(where, recs, safes, strict=True):
-        if isinstance(safe, dict) and s.local:
-            try:  # the local sink's result summary, scrubbed on its own as prepare() does
-                safe.update(record.local_extras(rec, s.disabled))
-            except Exception as exc:  # noqa: BLE001 - as in prepare(): this record alone
-                safe = exc
+    for i, safe in zip(where, safes, strict=True):
         if isinstance(safe, dict):
             out[i] = (safe, None, None)
         elif isinstance(safe, record.InvalidRecord):
