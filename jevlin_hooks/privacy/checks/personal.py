@@ -1,0 +1,191 @@
+"""Checks of personal data named by its field: a label's word, its field's value, the judgement.
+
+Each family of rules/labels.py is one rule that starts from the gate's positions of its label
+words (``from_word``): privacy/personal/layout.py finds the field(s) the word's key names (the
+value after it, or its column's cells under a table header) and privacy/personal judges each
+(key, value); a value is this rule's finding when the judgement names this rule. Texts whose
+lower-casing changes their length (a Turkish İ) are read by the rule's own pattern, the label
+words, with the same hook (``span``).
+
+Also here: the phone numbers found by their own shape (+CC, North American), checked with
+libphonenumber; the names before an ``<e-mail address>``; VAT numbers by their country prefix.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from jevlin_hooks.privacy.checks.registry import Check, register
+from jevlin_hooks.privacy.personal import families, judge_span, numbers, signature, values
+from jevlin_hooks.privacy.personal.layout import fields_at
+from jevlin_hooks.privacy.rules import labels
+
+Spans = list[tuple[int, int]]
+
+
+_SIGNATURE = frozenset(signature.KEYWORDS)
+
+
+def field_values(rule: str, text: str, s: int, e: int) -> Spans | None:
+    """The values of the fields the label word at [s, e) starts that are ``rule``'s (or, for a
+    signature's delimiter or closing, the lines of the signature that are)."""
+    if text[s:e].lower() in _SIGNATURE:
+        return [(a, b) for r, a, b in signature.fields(text, s, e) if r == rule] or None
+    out: Spans = []
+    for key, vs, ve in fields_at(text, s, e):
+        judged = judge_span(key, text[vs:ve], rule)
+        if judged is not None:
+            out.append((vs + judged[1], vs + judged[2]))
+    return out or None
+
+
+def _register(name: str, rule: str) -> None:
+    def from_word(text: str, s: int, e: int) -> Spans | None:
+        return field_values(rule, text, s, e)
+
+    register(Check(name, span=lambda text, s, e, m: from_word(text, s, e), from_word=from_word, inside_words=True))
+
+
+for _name, _rule in (("field-birth", labels.BIRTH), ("field-address", labels.ADDRESS)):
+    _register(_name, _rule)
+
+
+def name_after_word(text: str, s: int, e: int) -> Spans | None:
+    """A name its label gives: its field's value, or the rest of the line after a label that
+    reads as prose (Jenkins's "Started by user Jane Doe")."""
+    found = field_values(labels.NAME, text, s, e)
+    if found or text[s:e].lower() not in labels.NAME_PROSE:
+        return found
+    a = e + 1 if text.startswith(" ", e) else e
+    b = text.find("\n", a)
+    b = len(text) if b < 0 else b
+    while b > a and text[b - 1] in " \t\r":
+        b -= 1
+    span = values.name(text[a:b], specific=False)
+    return [(a + span[0], a + span[1])] if span is not None and a + span[1] == b else None
+
+
+register(Check("field-name", span=lambda text, s, e, m: name_after_word(text, s, e), from_word=name_after_word,
+               inside_words=True))
+
+
+# after an id's label in prose: "BSN 111222333", "my SSN is 536-22-8714", "PESEL nr 44051401359"
+_KEY_WORD = re.compile(r"[\w.\-]*")
+_ID_GAP = re.compile(r"(?i:[ \t:#=\-–—]+|\b(?:is|ist|est|es|no|nr|n[°º]|number|nummer|numero|número)\b\.?)+(?=[0-9A-Z])")
+_ID_TOKENS = re.compile(r"[0-9A-Z][0-9A-Za-z.\-/]*(?: [0-9A-Z][0-9A-Za-z.\-/]*){0,7}")
+
+
+def _key_ends(text: str, e: int) -> list[int]:
+    """Where a label holding the word that ends at ``e`` can end: the word's own end (with what
+    is glued to it: Steuer-ID), then after each of up to three more words (TC Kimlik No)."""
+    ends = [_KEY_WORD.match(text, e).end()]  # type: ignore[union-attr]
+    while len(ends) < 4 and text.startswith(" ", ends[-1]) and ends[-1] + 1 < len(text) and text[ends[-1] + 1].isalpha():
+        ends.append(_KEY_WORD.match(text, ends[-1] + 1).end())  # type: ignore[union-attr]
+    return ends
+
+
+# an identity document as a record: {"type": "nif", "number": "140304193"}
+_TYPE_BEFORE = re.compile(r"""["']?\b(?:type|kind|document_type|doc_type|id_type|scheme)["']?\s*[:=]\s*["']$""", re.I)
+_NUMBER_AFTER = re.compile(r"""[^{}]{0,160}?["']?\b(?:number|value|no|nr|num|id|document_number|doc_number)["']?\s*[:=]\s*["']([^"'\n]{5,40})["']""")
+
+
+def _typed_document(text: str, s: int, e: int) -> Spans | None:
+    """The number of an identity document whose type is the label at [s, e)."""
+    if _TYPE_BEFORE.search(text, max(0, s - 40), s) is None:
+        return None
+    q = text.find(text[s - 1], e, e + 40)  # the type's closing quote
+    fams = [f for f in families(text[s:q]) if f.rule == labels.NATIONAL_ID] if q > 0 else []
+    m = _NUMBER_AFTER.match(text, q + 1, min(len(text), q + 240)) if fams else None
+    if m is None or not numbers.national_id(m.group(1), fams[0].validators):
+        return None
+    return [m.span(1)]
+
+
+def id_after_word(text: str, s: int, e: int) -> Spans | None:
+    """A national id its label names: its field's value, the number of a document of that type,
+    else one right after the label in prose (a few words and separators between), whose check
+    digits hold for the label's country."""
+    found = field_values(labels.NATIONAL_ID, text, s, e) or _typed_document(text, s, e)
+    if found:
+        return found
+    if s > 0 and (text[s - 1].isalnum() or text[s - 1] == "_"):
+        return None
+    for end in _key_ends(text, e):
+        fams = [f for f in families(text[s:end]) if f.rule == labels.NATIONAL_ID]
+        gap = _ID_GAP.match(text, end, min(len(text), end + 24)) if fams else None
+        if gap is None:
+            continue
+        m = _ID_TOKENS.match(text, gap.end(), min(len(text), gap.end() + 40))
+        words = m.group(0).split(" ") if m else []
+        for n in range(len(words), 0, -1):  # the longest run of words that is an id: 2 84 10 34 358 252 39
+            value = " ".join(words[:n]).rstrip(".-/")
+            if numbers.national_id(value, fams[0].validators):
+                return [(gap.end(), gap.end() + len(value))]
+    return None
+
+
+register(Check("field-id", span=lambda text, s, e, m: id_after_word(text, s, e), from_word=id_after_word,
+               inside_words=True))
+
+
+# --- phone numbers ------------------------------------------------------------------------------
+
+# a number within 24 characters after a phone word in prose ("call me on 0151 8489026")
+_PROSE_PHONE = re.compile(r"[^0-9+\n]{0,24}?(\+?\(?[0-9][0-9 ().\-/]{5,20}[0-9])(?![0-9A-Za-z_])")
+
+
+def phone_after_word(text: str, s: int, e: int) -> Spans | None:
+    """The phone number a phone word labels: its field's value (a table's column, ``Tel: ...``),
+    else a number in the 24 characters after the word standing alone in prose."""
+    found = field_values(labels.PHONE, text, s, e)
+    if found:
+        return found
+    if s > 0 and (text[s - 1].isalnum() or text[s - 1] == "_") or e < len(text) and text[e].isalnum():
+        return None  # in prose the word stands alone (not tel in hotel, nor phone in phones)
+    m = _PROSE_PHONE.match(text, e, min(len(text), e + 72))
+    if m is None or m.group(1).count(".") == 3 or not numbers.phone(m.group(1)):
+        return None
+    return [m.span(1)]
+
+
+register(Check("phonelabel", span=lambda text, s, e, m: phone_after_word(text, s, e), from_word=phone_after_word,
+               inside_words=True))
+
+
+def _phone(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
+    """A number of the phone rule's own shape: +CC in that country's plan, or North American."""
+    digits = sum(c.isdigit() for c in value)
+    if value.startswith("+"):
+        if not 8 <= digits <= 15:
+            return False
+        groups = [g for g in re.split(r"[ .\-()]+", value[1:]) if g]
+        # +1.2.3 or +12.5.1: a version or an offset, not a number someone dials
+        if not (len(groups) == 1 or len(groups) >= 4 or max(len(g) for g in groups) >= 3):
+            return False
+        return numbers.international_phone(value)
+    if digits != 10 and not (digits == 11 and value.startswith("1")):
+        return False
+    if "." in value and value.count(".") != 2:
+        return False
+    return numbers.north_american_phone(value)
+
+
+register(Check("phone", accept=_phone))
+
+
+# --- names before an e-mail address, VAT numbers ------------------------------------------------
+
+def _display_name(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
+    """``Name Surname <address>`` (mail headers, git's Author:, Co-authored-by:): a full name."""
+    return values.name(value, specific=False) == (0, len(value))
+
+
+register(Check("display-name", accept=_display_name))
+
+
+def _vat(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
+    return numbers.vat(value)
+
+
+register(Check("vat", accept=_vat))

@@ -1,0 +1,276 @@
+"""Where a label's value is, in the text around it: the fields a word of a label starts.
+
+Given the position of a label word (the scrubber's keyword gate found it), :func:`fields_at`
+gives ``(key, start, end)`` of each value that key names:
+
+* a table whose header row holds the key (CSV/TSV with quotes, ``;``, Markdown, psql and MySQL
+  output, box-drawing tables): the cells of its column, row by row;
+* else the value after the key on its line: ``Key: value``, ``Key = value``, ``"key": "value"``,
+  ``key="value"`` (logfmt, XML attributes), ``key=value&`` (forms), ``<key>value</key>``,
+  ``key | value`` (psql's expanded rows), ``Key      value`` (aligned columns), ``Key<TAB>value``;
+* or the line below a key that stands alone on its line (``Name`` then ``Riley Jones``).
+
+A key starts where a field can: a line's start (after indentation, a bullet, ``**``), after
+``{ [ , ; & ? | " ' < (`` or a tab or a run of spaces, or after one space before ``=``. A word
+in the middle of prose ("the name of the file") is no key: nothing here guesses.
+"""
+
+from __future__ import annotations
+
+import re
+
+from jevlin_hooks.privacy.personal.keys import families
+
+Field = tuple[str, int, int]
+
+MAX_KEY = 48
+MAX_ROWS = 5000
+_KEY_RIGHT = re.compile(r"(?:[\w.'’°º#/\-]|[ ](?=[\w(#°º]))*")
+_SEP = re.compile(r"""(\\?["'`]?\]?)(?:[ \t]*(:=|=>|[:=：|│┃])|(\t)|([ ]{2,})|[ \t]*(\n))""")
+_OPENERS = frozenset("{[,;&?|│┃\t\"'<(`*>")
+_BULLETS = frozenset(" \t-*•·#>")
+_QUOTES = "\"'`"
+# where an inline value ends: a tab, a cell's bar, a run of spaces (the next aligned column), a
+# closing tag, or the next "Label:" of a list of pairs on one line
+_VALUE_END = re.compile(r"\t|\s\|\s|\s?[│┃]|[ ]{3,}|</|[,;]\s*[^\W\d][\w .'’\-]{0,30}[:：]\s")
+_TOKEN_END = re.compile(r"[\s&\"'<>;]")
+_RULE_LINE = re.compile(r"^[\s\-+=|:─━┼╪╋├┤┌┐└┘┬┴═╞╡╤╧╔╗╚╝╠╣╦╩║│┃]*$")
+_DELIMS = ("\t", ",", ";", "|", "│", "┃")
+
+
+def _key_start(text: str, s: int, spaces: bool) -> int | None:
+    """Where the key holding the word at ``s`` starts: back over key characters (and, with
+    ``spaces``, single spaces: "Data de nascimento"); None past MAX_KEY (prose, not a label)."""
+    i, lo = s, max(0, s - MAX_KEY)
+    while i > lo:
+        c = text[i - 1]
+        if c.isalnum() or c in "_.'’-°º#/" or (spaces and c == " " and i >= 2 and (text[i - 2].isalnum() or text[i - 2] in "_.")):
+            i -= 1
+        else:
+            break
+    if i == lo and lo > 0:
+        return None
+    while i < s and text[i] in "-#./ ":
+        i += 1
+    return i
+
+
+def _start_kind(text: str, i: int) -> str | None:
+    """How a field can start at ``i``: "line" (after indentation or a bullet), "opener" (after
+    a bracket, a quote, a separator), "gap" (after a run of spaces), "space" (after one space:
+    only a ``key=``), or None."""
+    j = i
+    while j > 0 and text[j - 1] in _BULLETS:
+        j -= 1
+    if j == 0 or text[j - 1] == "\n":
+        return "line"
+    if text[i - 1] in _OPENERS or text[j - 1] in _OPENERS:
+        return "opener"
+    if i - j >= 2:
+        return "gap"
+    return "space" if i - j == 1 and text[i - 1] == " " else None
+
+
+def fields_at(text: str, s: int, e: int) -> list[Field]:
+    """The fields whose key holds the word at [s, e) (see the module's docstring)."""
+    m = _KEY_RIGHT.match(text, e, min(len(text), e + MAX_KEY))
+    ke = m.end() if m else e
+    while ke > e and text[ke - 1] in " .-/'":
+        ke -= 1
+    one = _key_start(text, s, False)
+    if one is not None and one > 0 and text[one - 1] == "<":
+        te = e
+        while te < len(text) and (text[te].isalnum() or text[te] in "_.-:"):
+            te += 1
+        return _xml(text, text[one:te], te) if families(text[one:te]) else []
+    tried = set()
+    for ks in (one, _key_start(text, s, True)):
+        if ks is None or ks in tried or not families(text[ks:ke]):
+            continue
+        tried.add(ks)
+        found = _fields(text, ks, ke)
+        if found is not None:
+            return found
+    return []
+
+
+def _fields(text: str, ks: int, ke: int) -> list[Field] | None:
+    """The fields of the key at [ks, ke); None if no field can start at ``ks``."""
+    start = _start_kind(text, ks)
+    if start is None:
+        return None
+    key = text[ks:ke]
+    if start != "space":
+        column = _column(text, ks, ke)
+        if column is not None:
+            return [(key.strip(_QUOTES + " "), vs, ve) for vs, ve in column]
+    sep = _SEP.match(text, ke)
+    if sep is None or (start == "space" and sep.group(2) != "="):
+        return None
+    if sep.group(5) is not None or (sep.group(2) in (":", "：") and text.startswith("\n", _skip_blanks(text, sep.end()))):
+        return _below(text, key, ks, sep.end()) if start == "line" else []
+    span = _inline(text, sep.end(), sep.group(2))
+    return [(key, span[0], span[1])] if span else []
+
+
+def _skip_blanks(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    return i
+
+
+def _inline(text: str, i: int, op: str | None) -> tuple[int, int] | None:
+    """The value that starts after the separator at ``i``."""
+    tight = op == "=" and i < len(text) and text[i] not in " \t"
+    i = _skip_blanks(text, i)
+    while text.startswith(("**", "__"), i):
+        i = _skip_blanks(text, i + 2)
+    if i >= len(text) or text[i] == "\n":
+        return None
+    q = text[i]
+    if q == "\\" and text[i + 1:i + 2] in ('"', "'"):  # JSON inside a JSON string: \"key\": \"value\"
+        j = text.find("\\" + text[i + 1], i + 2, text.find("\n", i) % (len(text) + 1))
+        return (i + 2, j) if j > i + 2 else None
+    if q in _QUOTES:
+        j = i + 1
+        while j < len(text) and text[j] != q and text[j] != "\n":
+            j += 2 if text[j] == "\\" else 1
+        return (i + 1, j) if j < len(text) and text[j] == q else None
+    end = text.find("\n", i)
+    end = len(text) if end < 0 else end
+    if tight:
+        m = _TOKEN_END.search(text, i, end)
+    else:
+        m = _VALUE_END.search(text, i, end)
+        if op in ("|", "│", "┃"):
+            bar = text.find(op, i, end)
+            if bar >= 0 and (m is None or bar < m.start()):
+                end = bar
+    if m is not None:
+        end = m.start()
+    while end > i and text[end - 1] in " \t\r,;*|":
+        end -= 1
+    return (i, end) if end > i else None
+
+
+def _below(text: str, key: str, ks: int, at: int) -> list[Field]:
+    """A key alone on its line: its value is the next line."""
+    line_start = text.rfind("\n", 0, ks) + 1
+    if text[line_start:ks].strip(" \t-*•#"):
+        return []
+    nl = text.find("\n", at - 1 if text[at - 1] == "\n" else at)
+    if nl < 0:
+        return []
+    vs = _skip_blanks(text, nl + 1)
+    ve = text.find("\n", vs)
+    ve = len(text) if ve < 0 else ve
+    while ve > vs and text[ve - 1] in " \t\r":
+        ve -= 1
+    return [(key, vs, ve)] if ve > vs else []
+
+
+def _xml(text: str, key: str, ke: int) -> list[Field]:
+    """``<key ...>value</key>``."""
+    gt = text.find(">", ke, ke + 200)
+    if gt < 0 or "\n" in text[ke:gt] or (gt > ke and text[ke] not in " \t") or text[gt - 1] == "/":
+        return []
+    lt = text.find("<", gt + 1, gt + 402)
+    if lt < 0:
+        return []
+    vs, ve = gt + 1, lt
+    while vs < ve and text[vs].isspace():
+        vs += 1
+    while ve > vs and text[ve - 1].isspace():
+        ve -= 1
+    return [(key, vs, ve)] if ve > vs else []
+
+
+# --- tables -------------------------------------------------------------------------------------
+
+def cells(line: str, delim: str) -> list[tuple[int, int]]:
+    """The cells of a row as spans of ``line``: split at ``delim``, outside double quotes for a
+    CSV's comma, semicolon and tab."""
+    out: list[tuple[int, int]] = []
+    start, quoted = 0, False
+    quoting = delim in ",;\t"
+    for i, c in enumerate(line):
+        if quoting and c == '"':
+            quoted = not quoted
+        elif c == delim and not quoted:
+            out.append((start, i))
+            start = i + 1
+    out.append((start, len(line)))
+    return out
+
+
+def _label_like(cell: str) -> bool:
+    c = cell.strip().strip(_QUOTES)
+    return 0 < len(c) <= 40 and "@" not in c and sum(ch.isdigit() for ch in c) * 3 < len(c) and len(c.split()) <= 5
+
+
+def _lines(text: str, start: int, step: int) -> list[tuple[int, int]]:
+    """Up to MAX_ROWS line spans from the line after (step 1) or before (step -1) the one at ``start``."""
+    out: list[tuple[int, int]] = []
+    if step > 0:
+        i = text.find("\n", start)
+        while i >= 0 and len(out) < MAX_ROWS:
+            j = text.find("\n", i + 1)
+            out.append((i + 1, len(text) if j < 0 else j))
+            i = j
+    else:
+        i = text.rfind("\n", 0, start)
+        if i > 0:
+            out.append((text.rfind("\n", 0, i) + 1, i))
+    return out
+
+
+def _column(text: str, ks: int, ke: int) -> list[tuple[int, int]] | None:
+    """The cells under the header cell [ks, ke), if its line is a table's header row; None if not."""
+    ls = text.rfind("\n", 0, ks) + 1
+    le = text.find("\n", ke)
+    le = len(text) if le < 0 else le
+    line = text[ls:le]
+    for delim in _DELIMS:
+        if delim not in line:
+            continue
+        row = cells(line, delim)
+        k = next((n for n, (a, b) in enumerate(row) if a <= ks - ls and ke - ls <= b), None)
+        if k is None or len(row) < (2 if delim in "\t|│┃" else 3):
+            continue
+        if not all(_label_like(line[a:b]) for a, b in row if line[a:b].strip()):
+            return None
+        if line[row[k][0]:row[k][1]].strip().strip(_QUOTES).strip() != text[ks:ke].strip(_QUOTES + " "):
+            return None  # the key is only a part of its cell
+        return _rows(text, le, delim, len(row), k, ls)
+    return None
+
+
+def _rows(text: str, le: int, delim: str, width: int, k: int, ls: int) -> list[tuple[int, int]] | None:
+    """The k-th cell of each row under the header line ending at ``le`` (rule lines skipped);
+    None when what is under it is no row of the same width (a list, not a table)."""
+    above = _lines(text, ls, -1)
+    if above and not _RULE_LINE.match(text[above[0][0]:above[0][1]]) and len(cells(text[above[0][0]:above[0][1]], delim)) == width:
+        return None  # the line above is a row of the same table: this is one too
+    out: list[tuple[int, int]] = []
+    seen_row = False
+    for a, b in _lines(text, le, 1):
+        line = text[a:b]
+        if not line.strip():
+            break
+        if _RULE_LINE.match(line):
+            continue
+        row = cells(line, delim)
+        if len(row) != width:
+            break
+        seen_row = True
+        cs, ce = row[k]
+        cs, ce = a + cs, a + ce
+        while cs < ce and text[cs] in " \t":
+            cs += 1
+        while ce > cs and text[ce - 1] in " \t\r":
+            ce -= 1
+        if ce - cs >= 2 and text[cs] == '"' and text[ce - 1] == '"':
+            cs, ce = cs + 1, ce - 1
+        if ce > cs:
+            out.append((cs, ce))
+    return out if seen_row else None
