@@ -191,7 +191,7 @@ def located_findings(rule: Rule, check: Check, text: str, lower: str, hits: list
         if word not in own:
             continue
         if inside:
-            if not key_part(text, s):
+            if not key_part(text, s, e):
                 continue
         elif word.isascii():
             # a word in Latin letters stands alone (mdp and clave hide inside base64, tel in hotel)
@@ -208,12 +208,17 @@ def located_findings(rule: Rule, check: Check, text: str, lower: str, hits: list
     return out
 
 
-def key_part(text: str, s: int) -> bool:
-    """Whether the word at ``s`` starts a word of a key: at its start, after ``_ . -``, or at a
-    capital after a small letter (customer_email, dateOfBirth; not tel in hotel, sin in using).
-    It may run on (telefon in Telefonnummer): the check reads the whole key."""
+def key_part(text: str, s: int, e: int) -> bool:
+    """Whether the word at [s, e) is a word of a key: alone, or a part of one between ``_ . -``,
+    digits or a case change (customer_email, dateOfBirth, phoneNumber, address1; not tel in
+    hotel or telemetry, sin in using, name in filename or namespace). Letters of scripts without
+    case stand as they are."""
     if s > 0 and text[s].isalnum():
         c = text[s - 1]
         if c.isalnum() and c.isascii() and not (c.islower() and text[s].isupper()):
+            return False
+    if e < len(text) and text[e - 1].isalnum():
+        c = text[e]
+        if c.isalpha() and c.isascii() and not (c.isupper() and text[e - 1].islower()):
             return False
     return True

@@ -83,6 +83,12 @@ class Scrubber:
         self.words = sorted({k for r in self.rules for k in r.keywords if k not in common} | extra,
                             key=lambda w: (-len(w), w))
         self._gate = automaton.build(self.words)
+        index = {w: k for k, w in enumerate(self.words)}
+        self._rules_of_word: dict[int, list[int]] = {}  # gate word -> the rules with that keyword
+        for i, r in enumerate(self.rules):
+            for w in r.keywords:
+                if w in index:
+                    self._rules_of_word.setdefault(index[w], []).append(i)
         self._always = [i for i, r in enumerate(self.rules) if not r.keywords]  # rules that run on every text
         self._by_keyword: dict[str, list[int]] = {}
         for i, r in enumerate(self.rules):
@@ -170,6 +176,7 @@ class Scrubber:
         ends: list[dict[int, list[int]] | None] = [None, None]
         lines = self._windows(g, text, lower, ascii_view, selected)
         rules, checks_, compiled, possible, gated = self.rules, self.checks, self.compiled, g.possible, g.gated
+        by_rule: dict[int, list[tuple[int, int, int]]] | None = None
         for i in sorted(selected):
             rule = rules[i]
             if rule.name in off:
@@ -179,8 +186,16 @@ class Scrubber:
                 continue  # its check wants something in the text (a kind: Secret): none, no finding
             if check is not None and check.from_word is not None and len(lower) == len(text):
                 # The gate already found every word these rules start from: no need for RE2 to
-                # look again (with Unicode case folding, their patterns are the slowest).
-                out.extend(scan.located_findings(rule, check, text, lower, g.hits, self.words))
+                # look again (with Unicode case folding, their patterns are the slowest). Each
+                # rule reads only its own words' positions.
+                if by_rule is None:
+                    by_rule = {}
+                    for hit in g.hits:
+                        for r in self._rules_of_word.get(hit[0], ()):
+                            by_rule.setdefault(r, []).append(hit)
+                own = by_rule.get(i)
+                if own:
+                    out.extend(scan.located_findings(rule, check, text, lower, own, self.words))
                 continue
             for c in compiled[i]:
                 if possible is not None and c.pid not in possible and c.pid in gated:
