@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from jevlin_hooks.privacy.checks.registry import Check, register
-from jevlin_hooks.privacy.personal import families, judge_span, numbers, signature, values
+from jevlin_hooks.privacy.personal import families, judge_span, numbers, signature, value_span, values
 from jevlin_hooks.privacy.personal.layout import fields_at
 from jevlin_hooks.privacy.rules import labels
 
@@ -27,11 +27,22 @@ Spans = list[tuple[int, int]]
 _SIGNATURE = frozenset(signature.KEYWORDS)
 
 
+def word_end(text: str, s: int, e: int) -> int:
+    """The end of the label word at [s, e) without what the gate's form of a short word holds
+    after it (``sin:``, ``nie ``: rules/pii.py)."""
+    if text[e - 1].isalnum() or text[s] == "\n":  # a signature's delimiter is all it is
+        return e
+    while e > s + 1 and not text[e - 1].isalnum():
+        e -= 1
+    return e
+
+
 def field_values(rule: str, text: str, s: int, e: int) -> Spans | None:
     """The values of the fields the label word at [s, e) starts that are ``rule``'s (or, for a
     signature's delimiter or closing, the lines of the signature that are)."""
-    if text[s:e].lower() in _SIGNATURE:
+    if (text[s] == "\n" or s == 0 or text[s - 1] in "\n \t") and text[s:e].lower() in _SIGNATURE:  # a closing starts its line
         return [(a, b) for r, a, b in signature.fields(text, s, e) if r == rule] or None
+    e = word_end(text, s, e)
     out: Spans = []
     for key, vs, ve in fields_at(text, s, e):
         judged = judge_span(key, text[vs:ve], rule)
@@ -55,6 +66,7 @@ def name_after_word(text: str, s: int, e: int) -> Spans | None:
     """A name its label gives: its field's value, or the rest of the line after a label that
     reads as prose (Jenkins's "Started by user Jane Doe")."""
     found = field_values(labels.NAME, text, s, e)
+    e = word_end(text, s, e)
     if found or text[s:e].lower() not in labels.NAME_PROSE:
         return found
     a = e + 1 if text.startswith(" ", e) else e
@@ -73,6 +85,7 @@ register(Check("field-name", span=lambda text, s, e, m: name_after_word(text, s,
 # after an id's label in prose: "BSN 111222333", "my SSN is 536-22-8714", "PESEL nr 44051401359"
 _KEY_WORD = re.compile(r"[\w.\-]*")
 _ID_GAP = re.compile(r"(?i:[ \t:#=\-–—]+|\b(?:is|ist|est|es|no|nr|n[°º]|number|nummer|numero|número)\b\.?)+(?=[0-9A-Z])")
+_DIGIT_SOON = re.compile(r"[^\n\d]{0,60}\d")
 _ID_TOKENS = re.compile(r"[0-9A-Z][0-9A-Za-z.\-/]*(?: [0-9A-Z][0-9A-Za-z.\-/]*){0,7}")
 
 
@@ -102,27 +115,43 @@ def _typed_document(text: str, s: int, e: int) -> Spans | None:
     return [m.span(1)]
 
 
-def id_after_word(text: str, s: int, e: int) -> Spans | None:
-    """A national id its label names: its field's value, the number of a document of that type,
-    else one right after the label in prose (a few words and separators between), whose check
-    digits hold for the label's country."""
-    found = field_values(labels.NATIONAL_ID, text, s, e) or _typed_document(text, s, e)
-    if found:
-        return found
-    if s > 0 and (text[s - 1].isalnum() or text[s - 1] == "_"):
+def _in_prose(rule: str, text: str, s: int, e: int) -> Spans | None:
+    """A number right after its label in prose (a few words and separators between) that passes
+    its family's test: the longest run of words that does (2 84 10 34 358 252 39)."""
+    if s > 0 and (text[s - 1].isalnum() or text[s - 1] == "_") or _DIGIT_SOON.match(text, e) is None:
         return None
+    if e - s <= 3 and text.startswith(" ", e) and not text[s:e].isupper():
+        return None  # a short label in prose is an acronym (BSN 111222333, not "nie ist")
     for end in _key_ends(text, e):
-        fams = [f for f in families(text[s:end]) if f.rule == labels.NATIONAL_ID]
+        fams = [f for f in families(text[s:end]) if f.rule == rule]
         gap = _ID_GAP.match(text, end, min(len(text), end + 24)) if fams else None
         if gap is None:
             continue
         m = _ID_TOKENS.match(text, gap.end(), min(len(text), gap.end() + 40))
         words = m.group(0).split(" ") if m else []
-        for n in range(len(words), 0, -1):  # the longest run of words that is an id: 2 84 10 34 358 252 39
+        for n in range(len(words), 0, -1):
             value = " ".join(words[:n]).rstrip(".-/")
-            if numbers.national_id(value, fams[0].validators):
+            if value_span(fams[0], value) == (0, len(value)):
                 return [(gap.end(), gap.end() + len(value))]
     return None
+
+
+def id_after_word(text: str, s: int, e: int) -> Spans | None:
+    """A national id its label names: its field's value, the number of a document of that type,
+    else one right after the label in prose, whose check digits hold for the label's country."""
+    e0 = word_end(text, s, e)
+    return field_values(labels.NATIONAL_ID, text, s, e) or _typed_document(text, s, e0) \
+        or _in_prose(labels.NATIONAL_ID, text, s, e0)
+
+
+def vat_after_word(text: str, s: int, e: int) -> Spans | None:
+    """A VAT number its label names (a field's value, or right after the label in prose: USt-IdNr.
+    DE136695976), whose check digits hold (python-stdnum)."""
+    return field_values(labels.VAT, text, s, e) or _in_prose(labels.VAT, text, s, word_end(text, s, e))
+
+
+register(Check("field-vat", span=lambda text, s, e, m: vat_after_word(text, s, e), from_word=vat_after_word,
+               inside_words=True))
 
 
 register(Check("field-id", span=lambda text, s, e, m: id_after_word(text, s, e), from_word=id_after_word,
@@ -141,6 +170,7 @@ def phone_after_word(text: str, s: int, e: int) -> Spans | None:
     found = field_values(labels.PHONE, text, s, e)
     if found:
         return found
+    e = word_end(text, s, e)
     if s > 0 and (text[s - 1].isalnum() or text[s - 1] == "_") or e < len(text) and text[e].isalnum():
         return None  # in prose the word stands alone (not tel in hotel, nor phone in phones)
     m = _PROSE_PHONE.match(text, e, min(len(text), e + 72))
@@ -154,7 +184,8 @@ register(Check("phonelabel", span=lambda text, s, e, m: phone_after_word(text, s
 
 
 def _phone(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
-    """A number of the phone rule's own shape: +CC in that country's plan, or North American."""
+    """A number of the phone rule's own shape: +CC in that country's plan (libphonenumber's
+    metadata), or North American."""
     digits = sum(c.isdigit() for c in value)
     if value.startswith("+"):
         if not 8 <= digits <= 15:
@@ -166,26 +197,37 @@ def _phone(value: str, text: str, start: int, end: int, m: Any, lower: str) -> b
         return numbers.international_phone(value)
     if digits != 10 and not (digits == 11 and value.startswith("1")):
         return False
-    if "." in value and value.count(".") != 2:
-        return False
-    return numbers.north_american_phone(value)
+    # the North American plan's shape is the pattern's: [2-9]XX [2-9]XX XXXX
+    return "." not in value or value.count(".") == 2
 
 
 register(Check("phone", accept=_phone))
 
 
-# --- names before an e-mail address, VAT numbers ------------------------------------------------
+# --- names before an e-mail address, in a chat ------------------------------------------------
 
-def _display_name(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
-    """``Name Surname <address>`` (mail headers, git's Author:, Co-authored-by:): a full name."""
+def display_name(text: str, s: int) -> tuple[int, int] | None:
+    """The full name before the ``<address>`` at ``s`` on its line (mail headers, git's Author:,
+    Co-authored-by:): its last two to five words that are a full name, or two to four CJK
+    characters."""
+    if s < 3 or text[s - 1] != " ":
+        return None
+    line = text[max(0, s - 80, text.rfind("\n", 0, s) + 1):s - 1]
+    words = line.split(" ")
+    for n in range(min(5, len(words)), 0, -1):
+        cand = " ".join(words[-n:]).lstrip("\"'(")
+        span = values.name(cand, specific=False) if n > 1 or not cand.isascii() else None
+        if span == (0, len(cand)):
+            return s - 1 - len(cand), s - 1
+    return None
+
+
+register(Check("display-name", span=lambda text, s, e, m: display_name(text, s)))
+
+
+def _full_name(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
+    """A full name (two words or more in capitals, none a common word; or CJK, Hangul)."""
     return values.name(value, specific=False) == (0, len(value))
 
 
-register(Check("display-name", accept=_display_name))
-
-
-def _vat(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
-    return numbers.vat(value)
-
-
-register(Check("vat", accept=_vat))
+register(Check("full-name", accept=_full_name))

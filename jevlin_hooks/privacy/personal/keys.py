@@ -25,9 +25,10 @@ _NO_SPACES = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]
 MAX_KEY = 60
 
 
-def normalize(key: str) -> str:
-    """``key`` as lower-case words without accents, one space apart."""
-    key = _CAMEL.sub(" ", key.strip()).lower().translate(_FOLD)
+def normalize(key: str, camel: bool = True) -> str:
+    """``key`` as lower-case words without accents, one space apart; with ``camel``, a key in
+    camelCase split at its capitals (dateOfBirth: date of birth; not USt-IdNr, read both ways)."""
+    key = (_CAMEL.sub(" ", key.strip()) if camel else key.strip()).lower().translate(_FOLD)
     if not key.isascii():
         key = "".join(c for c in unicodedata.normalize("NFKD", key) if not unicodedata.combining(c))
         key = unicodedata.normalize("NFC", key)
@@ -91,10 +92,12 @@ def families(key: str) -> tuple[Family, ...]:
     if not words or len(words) > 8:
         return ()
     found: dict[str, tuple[int, Family]] = {}
-    for i, w in enumerate(words):
-        for phrase, fam in _BY_FIRST.get(w, ()):
-            if tuple(words[i:i + len(phrase)]) == phrase and len(phrase) > found.get(fam.rule, (0, fam))[0]:
-                found[fam.rule] = (len(phrase), fam)
+    plain = words if key.islower() or key.isupper() else normalize(key, camel=False).split()
+    for ws in (words, plain) if plain != words else (words,):
+        for i, w in enumerate(ws):
+            for phrase, fam in _BY_FIRST.get(w, ()):
+                if tuple(ws[i:i + len(phrase)]) == phrase and len(phrase) > found.get(fam.rule, (0, fam))[0]:
+                    found[fam.rule] = (len(phrase), fam)
     if _ANYWHERE and not key.isascii():
         joined = "".join(words)
         for chars, fam in _ANYWHERE:

@@ -17,7 +17,9 @@ in the middle of prose ("the name of the file") is no key: nothing here guesses.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Iterator
 
 from jevlin_hooks.privacy.personal.keys import families
 
@@ -25,7 +27,9 @@ Field = tuple[str, int, int]
 
 MAX_KEY = 48
 MAX_ROWS = 5000
-_KEY_RIGHT = re.compile(r"(?:[\w.'’°º#/\-]|[ ](?=[\w(#°º]))*")
+# the rest of a key after its word: the word's end, and at most two more words (ID card no,
+# social security number)
+_KEY_RIGHT = re.compile(r"[\w.'’°º#/\-]*(?:[ ][\w.'’°º#/\-]+){0,2}")
 _SEP = re.compile(r"""(\\?["'`]?\]?)(?:[ \t]*(:=|=>|[:=：|│┃])|(\t)|([ ]{2,})|[ \t]*(\n))""")
 _OPENERS = frozenset("{[,;&?|│┃\t\"'<(`*>")
 _BULLETS = frozenset(" \t-*•·#>")
@@ -36,18 +40,21 @@ _VALUE_END = re.compile(r"\t|\s\|\s|\s?[│┃]|[ ]{3,}|</|[,;]\s*[^\W\d][\w .'�
 _TOKEN_END = re.compile(r"[\s&\"'<>;]")
 _RULE_LINE = re.compile(r"^[\s\-+=|:─━┼╪╋├┤┌┐└┘┬┴═╞╡╤╧╔╗╚╝╠╣╦╩║│┃]*$")
 _DELIMS = ("\t", ",", ";", "|", "│", "┃")
+# what may follow a key: a separator, a quote before one, a cell's end, a tag's end or attribute
+_AFTER_KEY = frozenset(":=：|│┃\t,;>\n\r\"'`\\] ")  # " ": only before a separator or a run of spaces
+
+
+# read backwards (on the reversed text before the word): key characters, and with spaces single
+# spaces between words
+_KEY_BEFORE = (re.compile(r"[\w.'’°º#/\-]*"), re.compile(r"[\w.'’°º#/\-]*(?:[ ][\w.'’°º#/\-]+)*"))
 
 
 def _key_start(text: str, s: int, spaces: bool) -> int | None:
     """Where the key holding the word at ``s`` starts: back over key characters (and, with
     ``spaces``, single spaces: "Data de nascimento"); None past MAX_KEY (prose, not a label)."""
-    i, lo = s, max(0, s - MAX_KEY)
-    while i > lo:
-        c = text[i - 1]
-        if c.isalnum() or c in "_.'’-°º#/" or (spaces and c == " " and i >= 2 and (text[i - 2].isalnum() or text[i - 2] in "_.")):
-            i -= 1
-        else:
-            break
+    lo = max(0, s - MAX_KEY)
+    before = text[lo:s][::-1]
+    i = s - _KEY_BEFORE[spaces].match(before).end()  # type: ignore[union-attr]
     if i == lo and lo > 0:
         return None
     while i < s and text[i] in "-#./ ":
@@ -77,7 +84,14 @@ def fields_at(text: str, s: int, e: int) -> list[Field]:
     ke = m.end() if m else e
     while ke > e and text[ke - 1] in " .-/'":
         ke -= 1
+    after = text[ke] if ke < len(text) else "\n"
+    if after not in _AFTER_KEY or after == " " and _SEP.match(text, ke) is None:
+        return []  # a word in prose: no separator, no cell's end, no tag after the key
     one = _key_start(text, s, False)
+    if after in ",;" and one is not None:  # only a CSV header's cell ends so
+        key = text[one:ke]
+        column = _column(text, one, ke) if families(key) and _start_kind(text, one) not in (None, "space") else None
+        return [(key.strip(_QUOTES + " "), vs, ve) for vs, ve in column or ()]
     if one is not None and one > 0 and text[one - 1] == "<":
         te = e
         while te < len(text) and (text[te].isalnum() or text[te] in "_.-:"):
@@ -208,20 +222,29 @@ def _label_like(cell: str) -> bool:
     return 0 < len(c) <= 40 and "@" not in c and sum(ch.isdigit() for ch in c) * 3 < len(c) and len(c.split()) <= 5
 
 
-def _lines(text: str, start: int, step: int) -> list[tuple[int, int]]:
-    """Up to MAX_ROWS line spans from the line after (step 1) or before (step -1) the one at ``start``."""
-    out: list[tuple[int, int]] = []
-    if step > 0:
-        i = text.find("\n", start)
-        while i >= 0 and len(out) < MAX_ROWS:
-            j = text.find("\n", i + 1)
-            out.append((i + 1, len(text) if j < 0 else j))
-            i = j
-    else:
-        i = text.rfind("\n", 0, start)
-        if i > 0:
-            out.append((text.rfind("\n", 0, i) + 1, i))
-    return out
+def _lines_below(text: str, start: int) -> Iterator[tuple[int, int]]:
+    """The spans of the lines after the one at ``start``, up to MAX_ROWS."""
+    i = text.find("\n", start)
+    n = 0
+    while i >= 0 and n < MAX_ROWS:
+        j = text.find("\n", i + 1)
+        yield i + 1, len(text) if j < 0 else j
+        i = j
+        n += 1
+
+
+def _line_above(text: str, start: int) -> tuple[int, int] | None:
+    i = text.rfind("\n", 0, start)
+    return (text.rfind("\n", 0, i) + 1, i) if i > 0 else None
+
+
+def _first_row_below(text: str, le: int) -> str:
+    """The first line under the one ending at ``le`` that is not a rule line (---+---, ├──┼──┤)."""
+    for n, (a, b) in enumerate(_lines_below(text, le)):
+        line = text[a:b]
+        if n == 3 or not _RULE_LINE.match(line):
+            return line
+    return ""
 
 
 def _column(text: str, ks: int, ke: int) -> list[tuple[int, int]] | None:
@@ -230,30 +253,49 @@ def _column(text: str, ks: int, ke: int) -> list[tuple[int, int]] | None:
     le = text.find("\n", ke)
     le = len(text) if le < 0 else le
     line = text[ls:le]
+    if len(line) > 4000:
+        return None
+    below: str | None = None
     for delim in _DELIMS:
         if delim not in line:
             continue
-        row = cells(line, delim)
-        k = next((n for n, (a, b) in enumerate(row) if a <= ks - ls and ke - ls <= b), None)
-        if k is None or len(row) < (2 if delim in "\t|│┃" else 3):
-            continue
-        if not all(_label_like(line[a:b]) for a, b in row if line[a:b].strip()):
+        row = header(line, delim)
+        if row is None:
             return None
+        if below is None:
+            below = _first_row_below(text, le)
+        if below.count(delim) < line.count(delim):
+            continue  # under a header, a row of as many cells (or more commas: quoted ones)
+        k = next((n for n, (a, b) in enumerate(row) if a <= ks - ls and ke - ls <= b), None)
+        if k is None:
+            continue
         if line[row[k][0]:row[k][1]].strip().strip(_QUOTES).strip() != text[ks:ke].strip(_QUOTES + " "):
             return None  # the key is only a part of its cell
         return _rows(text, le, delim, len(row), k, ls)
     return None
 
 
+@functools.lru_cache(maxsize=256)
+def header(line: str, delim: str) -> tuple[tuple[int, int], ...] | None:
+    """The cells of ``line`` split at ``delim`` if it can be a header row (enough cells, each
+    a short label); None if not. Cached: a table's header words all ask about one line."""
+    row = cells(line, delim)
+    if len(row) < (2 if delim in "\t|│┃" else 3):
+        return None
+    if not all(_label_like(line[a:b]) for a, b in row if line[a:b].strip()):
+        return None
+    return tuple(row)
+
+
 def _rows(text: str, le: int, delim: str, width: int, k: int, ls: int) -> list[tuple[int, int]] | None:
     """The k-th cell of each row under the header line ending at ``le`` (rule lines skipped);
     None when what is under it is no row of the same width (a list, not a table)."""
-    above = _lines(text, ls, -1)
-    if above and not _RULE_LINE.match(text[above[0][0]:above[0][1]]) and len(cells(text[above[0][0]:above[0][1]], delim)) == width:
+    above = _line_above(text, ls)
+    if above and not _RULE_LINE.match(text[above[0]:above[1]]) and len(cells(text[above[0]:above[1]], delim)) == width:
         return None  # the line above is a row of the same table: this is one too
     out: list[tuple[int, int]] = []
     seen_row = False
-    for a, b in _lines(text, le, 1):
+    for a, b in _lines_below(text, le):
         line = text[a:b]
         if not line.strip():
             break

@@ -19,9 +19,10 @@ from types import ModuleType
 from typing import Any
 
 # The regions a phone number written without its country code is tried in, under a label that
-# says it is a phone number: where agent text and its users mostly come from.
-REGIONS = ("US", "GB", "DE", "FR", "ES", "IT", "PT", "NL", "PL", "TR", "RU", "JP", "KR", "CN", "IN", "BR", "AU",
-           "MX", "CA", "SE", "CH", "AT", "BE", "IE")
+# says it is a phone number, until one finds it possible: where agent text and its users mostly
+# come from, the most permissive plans first (Germany's numbers are 6 to 15 digits long).
+REGIONS = ("DE", "US", "GB", "FR", "IT", "JP", "CN", "IN", "BR", "RU", "KR", "AU", "MX", "ES", "PT", "NL", "PL",
+           "TR", "CA", "SE", "CH", "AT", "BE", "IE")
 
 
 @functools.cache
@@ -48,45 +49,47 @@ _NOT_PHONE = re.compile(
 _VERSION = re.compile(r"\d+(?:\.\d+){1,2}")
 
 
+@functools.lru_cache(maxsize=4096)
 def phone(value: str) -> bool:
-    """A phone number as a person writes one, international (+CC, 00CC) or national, that
-    libphonenumber finds possible: in its own country's plan for +CC, in one of REGIONS else.
-    Not a date, a version, an IP address or a time."""
+    """A phone number as a person writes one, under a label that says it is one: international
+    (+CC, 00CC) in its country's plan (international_phone), or national: 7 to 15 digits in a
+    phone's characters. Not a date, a version, an IP address or a time. Cached: a session's
+    records carry the same history again."""
     v = value.strip()
     if not _PHONE_CHARS.fullmatch(v) or _NOT_PHONE.match(v):
         return False
     digits = sum(c.isdigit() for c in v)
-    if not 6 <= digits <= 15 or digits < 9 and _VERSION.fullmatch(v):
+    if not 7 <= digits <= 15 or digits < 9 and _VERSION.fullmatch(v):
         return False
-    pn = phonenumbers()
-    try:
-        if v.startswith("+") or v.startswith("00") and digits >= 9:
-            return bool(pn.is_possible_number(pn.parse("+" + v[2:] if v.startswith("00") else v, None)))
-        for region in REGIONS:
-            if pn.is_possible_number(pn.parse(v, region)):
-                return True
-    except pn.NumberParseException:
-        return False
-    return False
+    if v.startswith("+") or v.startswith("00") and digits >= 9:
+        return international_phone("+" + v[2:] if v.startswith("00") else v)
+    # A national number names no country: libphonenumber cannot tell more than its shape does
+    # (one region or another finds any 7 to 15 digits possible).
+    return True
 
 
+_TRUNK = re.compile(r"\(0\)")
+
+
+@functools.lru_cache(maxsize=4096)
 def international_phone(value: str) -> bool:
-    """``+CC ...`` that libphonenumber finds possible in that country's plan (its lengths)."""
+    """``+CC ...``: a country calling code libphonenumber knows, and a national number of a
+    length that country's plan allows (libphonenumber's is_possible_number, read from its
+    metadata without parsing: 3 us, not 60)."""
+    digits = "".join(c for c in _TRUNK.sub("", value) if c.isdigit())
     pn = phonenumbers()
-    try:
-        return bool(pn.is_possible_number(pn.parse(value, None)))
-    except pn.NumberParseException:
-        return False
-
-
-def north_american_phone(value: str) -> bool:
-    """A number of the North American plan ((415) 555-0132, 1-415-555-0132) that
-    libphonenumber finds possible."""
-    pn = phonenumbers()
-    try:
-        return bool(pn.is_possible_number(pn.parse(value, "US")))
-    except pn.NumberParseException:
-        return False
+    for n in (1, 2, 3):  # calling codes are prefix-free
+        regions = pn.COUNTRY_CODE_TO_REGION_CODE.get(int(digits[:n]) if len(digits) > n else -1)
+        if regions:
+            md = pn.PhoneMetadata.metadata_for_region_or_calling_code(int(digits[:n]), regions[0])
+            if md is None or md.general_desc is None:
+                return False
+            desc = md.general_desc
+            lengths = (*(desc.possible_length or ()), *(desc.possible_length_local_only or ()))
+            national = digits[n:]
+            prefix = md.national_prefix or ""  # +44 (0)20 ..., +880 0961...: a trunk prefix written anyway
+            return len(national) in lengths or bool(prefix) and national.startswith(prefix) and len(national) - len(prefix) in lengths
+    return False
 
 
 # --- national identifiers -----------------------------------------------------------------------
@@ -130,6 +133,7 @@ def cn_ric(number: str) -> bool:
 _OWN = {"gb.nino": gb_nino, "ru.snils": ru_snils, "us.ssn": us_ssn, "cn.ric": cn_ric}
 
 
+@functools.lru_cache(maxsize=4096)
 def national_id(value: str, validators: tuple[str, ...]) -> bool:
     """``value`` passes one of ``validators`` (stdnum module names, or gb.nino, ru.snils)."""
     v = value.strip()
@@ -150,6 +154,7 @@ def national_id(value: str, validators: tuple[str, ...]) -> bool:
 _VAT_MODULES = {"GB": "gb.vat", "CH": "ch.vat", "NO": "no.mva"}
 
 
+@functools.lru_cache(maxsize=1024)
 def vat(value: str) -> bool:
     """A VAT number with its country's prefix whose check digits hold (the EU's, the UK's, Swiss
     and Norwegian), or, with no prefix, one that holds for some EU country."""

@@ -66,7 +66,14 @@ _CJK_NAME = re.compile(r"[\u4e00-\u9fff]{2,4}|[\u4e00-\u9fff]{1,2} [\u4e00-\u9ff
                        r"|[\u30a0-\u30ff\u3040-\u309f]{2,8}(?: [\u30a0-\u30ff\u3040-\u309f]{2,8})?")
 
 
+_INITIALS = re.compile(r"(?:[^\W\d_]\.)+")
+
+
 def _name_word(w: str, first: bool) -> bool:
+    """A word of a name: letters, an apostrophe or a hyphen inside (O'Brien, Jean-Luc), a dot
+    only after an initial (J., J.R.R.) or a short title (Jr.); never a dot inside (Fly.io)."""
+    if "." in w and not (_INITIALS.fullmatch(w) or w.endswith(".") and "." not in w[:-1] and len(w) <= 4):
+        return False
     letters = w.replace("'", "").replace("’", "").replace("-", "").replace(".", "")
     if not letters.isalpha():
         return False

@@ -56,10 +56,10 @@ NAME_GENERIC_PHRASES = (
 NAME_KEYWORDS = (
     "name", "nome", "nombre", "nom", "prénom", "prenom", "vorname", "nachname", "naam", "imię", "imie",
     "nazwisko", "soyad", "isim", "имя", "фамилия", "отчество", "фио", "이름", "성명", "성함", "氏名", "名前", "姓名",
-    "名字", "联系人", "surname", "forename", "cardholder", "holder", "beneficiary", "customer", "client", "patient",
+    "名字", "联系人", "surname", "forename", "cardholder", "holder", "beneficiary", "customer", "patient",
     "employee", "contact", "author", "contato", "contatto", "kontakt", "assignee", "reporter", "requester",
-    "approver", "reviewer", "owner", "started by user", "triggered by user", "cognome", "nominativo", "apellido", "titular", "destinatário", "kunde",
-    "klant", "klient", "cliente", "müşteri", "клиент", "客户", "顧客", "고객",
+    "approver", "reviewer", "owner", "started by user", "triggered by user", "cognome", "nominativo", "apellido",
+    "titular", "destinatário", "kunde", "klant", "müşteri", "顧客", "고객",
 )
 
 # labels that a name follows after a space, as prose: Jenkins's "Started by user Jane Doe"
@@ -206,9 +206,12 @@ NATIONAL_ID_KEYWORDS = (
 EMAIL_PHRASES = ("email", "e-mail", "e mail", "mail", "email address", "correo", "courriel", "e-posta", "eposta",
                  "почта", "электронная почта", "メール", "邮箱", "电子邮件", "이메일")
 IBAN_PHRASES = ("iban", "bank account", "kontonummer", "rekeningnummer", "numer konta", "conta", "cuenta")
-VAT_PHRASES = ("vat", "vat id", "vat number", "vat no", "vat reg", "ust-idnr", "ust id", "ustid", "ust-id",
+VAT_PHRASES = ("vat", "vat id", "vat number", "vat no", "vat reg", "ust-idnr", "ust id", "ustid", "ust-id", "ust idnr",
+               "mwst", "mwst nr", "uid", "uid nummer", "btw id",
                "umsatzsteuer", "tva", "n° tva", "numéro de tva", "p.iva", "p. iva", "partita iva", "btw",
                "btw nummer", "btw-nummer", "nip", "cif", "mva", "moms", "alv", "dič", "dic")
+VAT_KEYWORDS = ("vat", "ust", "umsatzsteuer", "tva", "iva", "btw", "nip", "cif", "mva", "moms", "alv", "dič", "dic", "mwst",
+                "uid")
 CARD_PHRASES = ("card", "card number", "credit card", "debit card", "karta", "numer karty", "kartennummer",
                 "kreditkarte", "carte", "numéro de carte", "tarjeta", "cartão", "carta di credito", "카드번호",
                 "银行卡号", "卡号", "カード番号")
@@ -219,7 +222,7 @@ SIGNATURE_DELIMITERS = ("\n--\n", "\n-- \n", "\n--\r\n")
 VALEDICTIONS = (
     "regards", "kind regards", "best regards", "warm regards", "best", "best wishes", "cheers", "thanks", "thank you",
     "many thanks", "sincerely", "yours sincerely", "sincerely yours", "yours truly", "grüße", "gruß", "grüsse",
-    "viele grüße", "mit freundlichen grüßen", "lg", "cordialement", "bien à vous", "saludos", "un saludo",
+    "viele grüße", "mit freundlichen grüßen", "cordialement", "bien à vous", "saludos", "un saludo",
     "atentamente", "cumprimentos", "atenciosamente", "abraços", "saluti", "cordiali saluti", "distinti saluti",
     "groeten", "met vriendelijke groet", "pozdrawiam", "pozdrowienia", "saygılarımla", "sevgiler", "с уважением",
     "спасибо", "よろしくお願いします", "敬具", "此致", "谢谢", "감사합니다",
