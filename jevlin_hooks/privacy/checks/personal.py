@@ -18,6 +18,7 @@ from typing import Any
 
 from jevlin_hooks.privacy.checks.registry import Check, register
 from jevlin_hooks.privacy.personal import families, judge_span, numbers, signature, value_span, values
+from jevlin_hooks.privacy.personal.keys import Family
 from jevlin_hooks.privacy.personal.layout import fields_at
 from jevlin_hooks.privacy.rules import labels
 
@@ -123,7 +124,7 @@ def _in_prose(rule: str, text: str, s: int, e: int) -> Spans | None:
     if e - s <= 3 and text.startswith(" ", e) and not text[s:e].isupper():
         return None  # a short label in prose is an acronym (BSN 111222333, not "nie ist")
     for end in _key_ends(text, e):
-        fams = [f for f in families(text[s:end]) if f.rule == rule]
+        fams = _specific([f for f in families(text[s:end]) if f.rule == rule], rule, text, s, end)
         gap = _ID_GAP.match(text, end, min(len(text), end + 24)) if fams else None
         if gap is None:
             continue
@@ -134,6 +135,17 @@ def _in_prose(rule: str, text: str, s: int, e: int) -> Spans | None:
             if value_span(fams[0], value) == (0, len(value)):
                 return [(gap.end(), gap.end() + len(value))]
     return None
+
+
+def _specific(fams: list[Family], rule: str, text: str, s: int, end: int) -> list[Family]:
+    """The label's families read with the word before it where that names a country's id and the
+    word alone names any ("TC Kimlik": Turkey's, "kimlik": any)."""
+    if not fams or fams[0].specific or s < 2 or text[s - 1] != " ":
+        return fams
+    ps = s - 1
+    while ps > 0 and (text[ps - 1].isalnum() or text[ps - 1] in ".-"):
+        ps -= 1
+    return [f for f in families(text[ps:end]) if f.rule == rule and f.specific] or fams
 
 
 def id_after_word(text: str, s: int, e: int) -> Spans | None:

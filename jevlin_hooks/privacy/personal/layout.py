@@ -83,6 +83,8 @@ def fields_at(text: str, s: int, e: int) -> list[Field]:
     m = _KEY_RIGHT.match(text, e, min(len(text), e + MAX_KEY))
     ke = m.end() if m else e
     while ke > e and text[ke - 1] in " .-/'":
+        if text[ke - 1] == "." and ke < len(text) and text[ke] in ":=：\"'`":
+            break  # an abbreviation's dot ends the key ("USt-IdNr.": ..., Tel.: ...)
         ke -= 1
     after = text[ke] if ke < len(text) else "\n"
     if after not in _AFTER_KEY or after == " " and _SEP.match(text, ke) is None:
@@ -98,7 +100,8 @@ def fields_at(text: str, s: int, e: int) -> list[Field]:
             te += 1
         return _xml(text, text[one:te], te) if families(text[one:te]) else []
     tried = set()
-    for ks in (one, _key_start(text, s, True)):
+    # the key with its words before first: "tc kimlik" names Turkey's id where "kimlik" is any
+    for ks in (_key_start(text, s, True), one):
         if ks is None or ks in tried or not families(text[ks:ke]):
             continue
         tried.add(ks)
