@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from jevlin_hooks.privacy import automaton, checks
 from jevlin_hooks.privacy.checks import Check
-from jevlin_hooks.privacy.engine import anchored, joints, prefilter, scan
+from jevlin_hooks.privacy.engine import anchored, fields, joints, prefilter, scan
 from jevlin_hooks.privacy.engine import windows as by_lines
 from jevlin_hooks.privacy.engine.findings import Finding, merge
 from jevlin_hooks.privacy.engine.patterns import Pattern, compile_rule
@@ -200,6 +200,8 @@ class Scrubber:
                         scan.run(c, text, lower, ascii_view, utf8s, out, across, (found.get(c.pid, []), rule.longest or 0))
                         continue
                 scan.run(c, text, lower, ascii_view, utf8s, out, across, windows=lines.get(i))
+        if across is None:  # keys and values laid out in tables and pairs (fields.py)
+            out.extend(fields.findings(text, lower, off))
         if with_joints:
             out.extend(joints.rejoined(text, off, ascii_view, self.find_across))
         return out
