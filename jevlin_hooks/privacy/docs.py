@@ -113,7 +113,8 @@ a description (`| password | string | ... |`), one plain word, a count or a dura
 (`TOKEN_TTL_SECONDS  86400`), a mask (`****`, `sk-...abcd`), a reference (`${X}`,
 `@Microsoft.KeyVault(...)`) and an empty cell stay. A value of several words is taken when it is a
 passphrase (three or more words and no sentence in them) or a code in groups (a TOTP setup key).
-`disabled_rules = ["credential-field"]` turns it off.
+`disabled_rules = ["credential-field"]` turns it off; `disabled_rules = ["layout"]` turns the
+whole layout reader off (every field judge; the rules reading `KEY=value` still run).
 """
 
 

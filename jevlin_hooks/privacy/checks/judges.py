@@ -7,17 +7,33 @@ rule its finding carries (a rule of its own, or an existing one such as ``iban``
 finding is dropped when its rule is turned off (``disabled_rules``), so each judge, and each rule
 a judge answers, turns off by name.
 
-A judge is a ``FieldJudge``:
+A judge is a ``FieldJudge``, added with ``register_judge`` when its module is imported (import
+it from checks/__init__.py, so that it is registered before any Scrubber is built: the scrubber
+reads the judges' key words once, when it is built):
 
-* ``judge(key, value) -> rule name | None``: the key as the text writes it (a header cell, a
-  first column, a label; markup and quotes stripped), the value likewise;
+* ``judge(key, value) -> rule name | None``: a pure function of two strings. ``key`` as the text
+  writes it (a header cell, a first column, a label; blanks, backticks, quotes and ``**`` around
+  it stripped: ``key_name`` strips the rest), ``value`` likewise (it may hold blanks: a
+  passphrase, an address). The answer is the rule the finding carries: the judge's own name or
+  an existing rule's (``"iban"``, ``"phone-number"``); the whole value is redacted;
 * ``key_words``: lower-case words of which one must occur in a key for the judge to care; the
-  reader skips a text holding none of the enabled judges' words, and the engine asks a judge only
-  about keys holding one of its own (so the words are the judge's gate: keep them to what its
-  keys must hold);
-* ``name``, ``category``, ``description``, ``examples`` and ``counter_examples``: as a rule's
-  (privacy/rules/rule.py): the generated docs/privacy.md lists them and a test runs them all
-  ({alnum:36} and the other alphabets are drawn from a seed of the judge's name).
+  reader skips a text holding none of the enabled judges' words, and asks a judge only about keys
+  holding one of its own (so the words are the judge's gate: keep them to what its keys must
+  hold; a word outside ASCII is fine);
+* ``name``, ``category`` ("secret" or "pii"), ``description``, ``examples`` and
+  ``counter_examples``: as a rule's (privacy/rules/rule.py): `jevlin-hooks scrub --list-rules`
+  and the generated docs/privacy.md list them, and tests/test_scrub_fields.py runs every judge's
+  examples ({alnum:36} and the other alphabets are drawn from a seed of the judge's name).
+
+Turning off: ``disabled_rules = ["<judge name>"]`` turns one judge off, a rule name drops that
+rule's findings whichever judge gave them, and ``"layout"`` (``LAYOUT``) turns the whole reader
+off.
+
+For example::
+
+    register_judge(FieldJudge("personal-field", "pii", "personal data under a column or label naming it",
+                              judge_personal_field, ("phone", "email", "iban"),
+                              examples=("Name,Phone\nAda,+44 20 7946 0{digits:3}",)))
 
 The first judge is the credential judge: the key-name judgement that decides ``KEY=value``
 (rules/parts.py STRONG and WEAK, heuristics.key_ok and entropy_key_ok) with the same value
@@ -40,7 +56,7 @@ from jevlin_hooks.privacy.heuristics import (
     placeholder,
     random_looking_cached,
 )
-from jevlin_hooks.privacy.rules import BY_NAME, parts
+from jevlin_hooks.privacy.rules import parts
 from jevlin_hooks.privacy.rules.rule import expand_named
 
 Judge = Callable[[str, str], "str | None"]
@@ -57,10 +73,12 @@ class FieldJudge:
     counter_examples: tuple[str, ...] = ()
 
 
-JUDGES: list[FieldJudge] = []
+JUDGES: list[FieldJudge] = []  # in the order registered: the order they are asked in
+LAYOUT = "layout"  # in disabled_rules: no judge runs, the layout reader reads nothing
 
 
 def register_judge(j: FieldJudge) -> FieldJudge:
+    """Add a judge (see the module's docstring); a second judge of one name is an error."""
     if any(x.name == j.name for x in JUDGES):
         raise ValueError(f"two field judges named {j.name!r}")
     JUDGES.append(j)
@@ -202,8 +220,11 @@ register_judge(FieldJudge(
     "on the line above its value, Name:/Value: pairs; a type, a description, a count or a duration "
     "(TOKEN_TTL_SECONDS  86400), a mask (****, sk-...abcd) and a reference stay",
     _credential,
-    # the gate of KEY=value's rules: a key holding none of these names no credential
-    tuple(dict.fromkeys(BY_NAME["credential-assignment"].keywords + BY_NAME["generic-high-entropy"].keywords)),
+    # what the STRONG and WEAK names are built on (a key holding none names no credential; the
+    # scrubber's keyword gate finds them): not the words of ids, which key_ok turns down
+    # (client_id, *_id), nor pat, sig and pw alone (path, signal, pwd's own): a table of paths
+    # would cost and find nothing
+    ("pass", "pwd", "_pw", "secret", "token", "key", "cred", "auth", "bearer", "jwt", "salt", "cookie"),
     examples=("Key                 Value\n---                 -----\ndb_password         Zq8kL2p{alnum:8}\nttl                 768h",
               "| Variable | Value |\n|---|---|\n| `API_TOKEN` | `{alnum:32}` |",
               "User name,Password,Console login link\nci,Xk9#mz2Lq{alnum:4},https://example.signin.aws.amazon.com/console",
