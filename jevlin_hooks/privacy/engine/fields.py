@@ -40,7 +40,9 @@ label, the value label after a name label). Text with no key word pays a few sub
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -341,6 +343,7 @@ def _pair_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]
 
 
 _NAME_PAIR, _VALUE_PAIR, _NAME_LABEL = _pair_patterns()
+_VALUE_WORD = re.compile("|".join(re.escape(w) for w in VALUE_WORDS))
 _PAIR_REACH = 6  # lines from the name to its value
 # an object under a key that holds the key's value, as terraform output -json and Pulumi print
 # a sensitive output: "db_password": {"sensitive": true, "value": "X"}
@@ -350,17 +353,24 @@ _OBJECT_VALUE = re.compile(r'(?i)[^{}]{0,200}?"value"[ \t]*:[ \t]*"((?:[^"\\\n]|
 
 def _pairs(text: str, line: Span, words: tuple[str, ...], out: list[Field]) -> None:
     ls, le = line
+    reach = le
+    for _ in range(_PAIR_REACH):
+        nl = text.find("\n", reach + 1)
+        reach = len(text) if nl < 0 else nl
+    near = text[ls:reach].lower()
+    # (a pair needs a value word within reach, an object its brace: substring tests, where the
+    # pair patterns cost 10-20 us a line)
+    if "{" not in text[ls:le] and _VALUE_WORD.search(near) is None:
+        return
     for m in _NAME_PAIR.finditer(text, ls, le):
-        reach = le
-        for _ in range(_PAIR_REACH):
-            nl = text.find("\n", reach + 1)
-            reach = len(text) if nl < 0 else nl
         v = _VALUE_PAIR.search(text, m.end(), reach)
         if v is None or _NAME_LABEL.search(text, m.end(), v.start()) or any(c in text[m.end():v.start()] for c in "{}"):
             continue  # Name: A, then Name: B and its value: A has none
         quoted = v.start(1) >= 0
         vs, ve = v.span(1) if quoted else v.span(2)
         _field(text, m.span(1), (vs, ve if quoted else _bare_end(text, vs, ve)), words, out)
+    if "{" not in text[ls:le] or '"value"' not in text[ls:le + 260].lower():
+        return
     for m in _OBJECT_KEY.finditer(text, ls, le):
         v = _OBJECT_VALUE.match(text, m.end())
         if v is not None:
@@ -442,13 +452,14 @@ def _word_lines(text: str, view: bytes, words: tuple[str, ...], where: list[int]
         return []
     data = b"\n".join(view[a:b] for a, b in lines)
     rx = _shapes_rx(words)
+    starts = list(itertools.accumulate((b - a + 1 for a, b in lines[:-1]), initial=0))  # each line's start in data
     out: list[Span] = []
     at, n = 0, len(data)
     while at < n:
         s0 = rx.Match(UNANCHORED, data, at, n)[0][0]
         if s0 < 0:
             break
-        out.append(lines[data.count(b"\n", 0, s0)])  # (a match starts at a line's start)
+        out.append(lines[bisect.bisect_right(starts, s0) - 1])  # (a match starts at a line's start)
         nl = data.find(b"\n", s0)
         if nl < 0:
             break
