@@ -334,8 +334,11 @@ def _scrub(ns: argparse.Namespace) -> int:
 
             sys.stdout.write(docs.markdown())
         else:
-            for r in RULES:
-                print(f"{r.name:28} {r.category:6} {r.description}")
+            from jevlin_hooks.privacy.checks.judges import JUDGES
+
+            for name, category, description in [*((r.name, r.category, r.description) for r in RULES),
+                                                 *((j.name, j.category, j.description) for j in JUDGES)]:
+                print(f"{name:28} {category:6} {description}")
         return 0
     cfg, _ = config.settings(paths.home())
     disabled = config.disabled_rules(cfg)  # unusable config: every rule on

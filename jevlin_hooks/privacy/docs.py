@@ -8,6 +8,7 @@ from __future__ import annotations
 from jevlin_hooks.base import spool
 from jevlin_hooks.privacy import record
 from jevlin_hooks.privacy.checks import LEFT_ALONE
+from jevlin_hooks.privacy.checks.judges import JUDGES
 from jevlin_hooks.privacy.rules import ALPHABETS, RULES
 
 HEADER = """# What leaves your machine, and how to turn each part off
@@ -85,6 +86,38 @@ others: `disabled_rules = ["phone-number", "phone-number-labelled", "payment-car
 """
 
 
+LAYOUTS = """
+## Tables, columns and labelled fields
+
+What tools print is often not `KEY=value`, and a key there names the value in another cell, on
+another line or in a column's header. The layout reader turns these layouts into fields (a key,
+and where its value is) and a field judge decides each one:
+
+- **tables** between `|` or box-drawing bars (Markdown, psql and mysql results, AWS CLI
+  `--output table`, the boxes of `doppler secrets` and other CLIs): each row's first cell is the
+  key of its second, and under a header row each cell is also under its column's name;
+- **aligned columns** (`vault kv get`, `heroku config`, PowerShell's `Name  Value`, `kubectl`,
+  `gcloud` and `az` table output): a first column and a second one starting at one position;
+- **CSV, semicolon-separated and TSV** under a header line: each cell under its column's name
+  (`User name,Password,Access key ID,...`);
+- **a key on the line above its value**, as web consoles are copied (`Secret access key`, then
+  the key);
+- **`Name:`/`Value:` pairs** (Azure app settings, AWS SSM, GitLab variables, Kubernetes env
+  lists, `{"name": ..., "value": ...}` JSON, terraform's `{"sensitive": true, "value": ...}`),
+  with `Value` in the user's language (`Valeur`, `Wert`, `Значение`, `値`, `값`, ...).
+
+`credential-field` is the first judge: a key named like a credential (the names
+`credential-assignment` and `generic-high-entropy` read before `=`) whose value looks like one.
+A table also holds documentation, so its value must look like a credential: a type, a default or
+a description (`| password | string | ... |`), one plain word, a count or a duration
+(`TOKEN_TTL_SECONDS  86400`), a mask (`****`, `sk-...abcd`), a reference (`${X}`,
+`@Microsoft.KeyVault(...)`) and an empty cell stay. A value of several words is taken when it is a
+passphrase (three or more words and no sentence in them) or a code in groups (a TOTP setup key).
+`disabled_rules = ["credential-field"]` turns it off; `disabled_rules = ["layout"]` turns the
+whole layout reader off (every field judge; the rules reading `KEY=value` still run).
+"""
+
+
 EXAMPLES = """
 ## Examples, rule by rule
 
@@ -124,13 +157,19 @@ def markdown() -> str:
     for r in RULES:
         desc = r.description.replace("|", "\\|")
         out.append(f"| `{r.name}` | {r.category} | {desc} |\n")
+    for j in JUDGES:
+        desc = j.description.replace("|", "\\|")
+        out.append(f"| `{j.name}` | {j.category} | {desc} |\n")
     out.append(SPLIT)
+    out.append(LAYOUTS)
     out.append("\n## What a matching rule still leaves alone\n\n")
     out.append(LEFT_ALONE)
     out.append(EXAMPLES % ", ".join(f"`{name}`" for name in ALPHABETS))
-    for r in RULES:
-        out.append(f"- `{r.name}` removes " + ", ".join(map(_code, r.examples)))
-        if r.counter_examples:
-            out.append("; leaves " + ", ".join(map(_code, r.counter_examples)))
+    rows: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [(r.name, r.examples, r.counter_examples) for r in RULES]
+    rows += [(j.name, j.examples, j.counter_examples) for j in JUDGES]
+    for name, shown, left in rows:
+        out.append(f"- `{name}` removes " + ", ".join(map(_code, shown)))
+        if left:
+            out.append("; leaves " + ", ".join(map(_code, left)))
         out.append("\n")
     return "".join(out)

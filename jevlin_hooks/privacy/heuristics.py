@@ -406,7 +406,6 @@ _PUBLIC_RANDOM_KEYS = ("iv", "tag", "mac", "nonce", "data", "signature", "etag",
 _ANTI_FORGERY_WORDS = ("csrf", "xsrf", "authenticity")
 _PUBLIC_NAME_WORDS = ("public", "publishable", "pubkey")
 _SECRET_WORDS = ("pass", "pwd", "secret", "cred", "private")
-SECRET_NAME_WORDS = ("pass", "pwd", "secret", "token", "cred", "private", "api_key", "apikey", "api-key", "access_key")
 _CREDENTIAL_WORDS = ("pass", "pwd", "secret", "token", "cred", "bearer", "jwt", "auth", "sig", "salt", "cookie", "account")
 
 

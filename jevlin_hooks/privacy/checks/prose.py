@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from jevlin_hooks.privacy.checks.judges import masked
 from jevlin_hooks.privacy.checks.registry import Check, check, register
 from jevlin_hooks.privacy.heuristics import (
     CODE_ROOTS,
@@ -56,8 +57,8 @@ def prose_value_span(data: bytes, s0: int, e0: int) -> tuple[int, int]:
 def _said_of_it(v: str, text: str, start: int, m: Any, code: bool) -> bool:
     """Whether prose gives the value itself: not a placeholder, a stop word, a snake_case name or a
     path; not the end of a path; not said about the secret's name, lifetime, header, ..."""
-    if placeholder(v, code=code) or v.lower() in STOPWORDS or SNAKE.match(v) or "/" in v:
-        return False
+    if placeholder(v, code=code) or v.lower() in STOPWORDS or SNAKE.match(v) or "/" in v or masked(v):
+        return False  # (sk-...abcd, ****QX7D: shown masked, not given)
     if m is not None and m.start() > 0 and text[m.start() - 1] in "/\\":
         return False  # .../oauth/token region=eu-west-1: the end of a path, not prose
     # the secret's name, ARN, lifetime or header is X: about the secret, not it
@@ -107,12 +108,6 @@ def pair(value: str, text: str, start: int, end: int, m: Any, lower: str) -> boo
     if user.replace(".", "").isdigit() or hostlike(user.lower()):
         return False  # login at 10:30:15.12Z, login 10.0.0.5:2222/tcp, sign in to example.com:8443: a time, a host and port
     return password_like(v) and v.lower() != user.lower() and not placeholder(v, code=False)
-
-
-@check("cell")
-def cell(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
-    """| password | string | The user's password |: a type or a description, not the password."""
-    return password_like(value) and value.lower() not in STOPWORDS and not placeholder(value, code=False)
 
 
 _I18N_TOKEN = re.compile(r"[A-Za-z0-9!#$%&*+\-./:;=?@^_|~]+")

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from jevlin_hooks.privacy import automaton, checks
 from jevlin_hooks.privacy.checks import Check
-from jevlin_hooks.privacy.engine import anchored, joints, prefilter, scan
+from jevlin_hooks.privacy.engine import anchored, fields, joints, prefilter, scan
 from jevlin_hooks.privacy.engine import windows as by_lines
 from jevlin_hooks.privacy.engine.findings import Finding, merge
 from jevlin_hooks.privacy.engine.patterns import Pattern, compile_rule
@@ -79,6 +79,7 @@ class Scrubber:
         # automaton would report every one of their thousands of occurrences.
         self._common_bytes = tuple((k, k.encode()) for k in sorted(common))
         extra = {w for r in self.rules for w in r.anchors} | {w for r in self.rules for w in r.near if w.isascii()}
+        extra |= set(fields.key_words())  # where the layout reader starts from (fields.py)
         # one order in every process: the prefilter cache is keyed by it
         self.words = sorted({k for r in self.rules for k in r.keywords if k not in common} | extra,
                             key=lambda w: (-len(w), w))
@@ -89,6 +90,7 @@ class Scrubber:
             for w in r.keywords:
                 if w in index:
                     self._rules_of_word.setdefault(index[w], []).append(i)
+        self._field_words = frozenset(i for i, w in enumerate(self.words) if w in fields.key_words())
         self._always = [i for i, r in enumerate(self.rules) if not r.keywords]  # rules that run on every text
         self._by_keyword: dict[str, list[int]] = {}
         for i, r in enumerate(self.rules):
@@ -121,7 +123,7 @@ class Scrubber:
         """Hyperscan takes 0.2-0.3 s to compile (RE2 all the rules: 0.05 s) and lets other threads
         run meanwhile: the first texts are scrubbed without it, with the same result."""
         located = {k for r, c in zip(self.rules, self.checks, strict=True) if c is not None and c.from_word is not None
-                   for k in r.keywords}
+                   for k in r.keywords} | set(fields.key_words())
         anchors = sorted({(self.words.index(w), w) for d in (self.lines.windowed, self.lines.near_windowed)
                           for ws in d.values() for w in ws})
         threading.Thread(target=self._build_hyperscan, name="jevlin-scrub-prefilter", daemon=True,
@@ -215,6 +217,9 @@ class Scrubber:
                         scan.run(c, text, lower, ascii_view, utf8s, out, across, (found.get(c.pid, []), rule.longest or 0))
                         continue
                 scan.run(c, text, lower, ascii_view, utf8s, out, across, windows=lines.get(i))
+        if across is None:  # keys and values laid out in tables and pairs (fields.py), from the gate's words
+            where = [s for k, s, _ in g.hits if k in self._field_words] if len(lower) == len(text) else None
+            out.extend(fields.findings(text, ascii_view, off, where))
         if with_joints:
             out.extend(joints.rejoined(text, off, ascii_view, self.find_across))
         return out

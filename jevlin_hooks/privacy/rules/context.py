@@ -150,24 +150,11 @@ RULES: tuple[Rule, ...] = (
          ("cred", "login", "log in", "log\tin", "sign in", "sign\tin", "signin", "logon"), 2, "pair", prefilter=True,
          examples=("creds are admin:Zq8#kL2p{alnum:4}", "login with admin / Xk9#mz2Lq{alnum:4}"),
          counter_examples=("login at 10:30:15.12Z", "login from fe80::1")),
-    Rule("credential-table-cell", "secret", "a password in a Markdown table, in the cell after a credential name (| DB_PASSWORD | X |, | Password | `X` |), when X looks like one: a type, a description or a plain word stays (| password | string | ... |)",
-         r"(?im)^[ \t]*\|[ \t]*(?:\*\*|`)?(" + parts.STRONG + r")(?:\*\*|`)?[ \t]*\|[ \t]*`?([^|`\s]{3,})`?[ \t]*(?:\||$)",
-         ("|",), 2, "cell", prefilter=True,
-         examples=("| DB_PASSWORD | Zq8#kL2p{alnum:4} |",),
-         counter_examples=("| password | string | The user's password |",)),
     Rule("credential-xml", "secret", "credential-named XML elements and key/value attributes (<password>X</password>, <add key=\"Password\" value=\"X\"/>)",
          r"(?i)(?:<(" + parts.STRONG + r")>\s*([^<\s][^<\r\n]{2,}?)\s*<|key=\"[^\"]*(?:passw|secret|token|apikey)[^\"]*\"\s+value=\"([^\"]{3,})\")",
          ("<", "value="), (2, 3), "xml",
          examples=("<add key=\"ClientSecret\" value=\"q9Xv!2kLmP#4\" />", "<ClientSecret>q9Xv!2kLmP#4</ClientSecret>"),
          counter_examples=("<UserSecretsId>79a3edd0-2092-40a2-a04d-dcb46d5ca9ed</UserSecretsId>",)),
-    Rule("credential-name-value", "secret", "a value under a credential name in name/value and key/value pairs: Kubernetes and Compose env lists (- name: DB_PASSWORD, then value: X), ECS task definitions and Terraform ({\"name\": \"API_TOKEN\", \"value\": \"X\"}), GitLab CI variables and Helm lists ({\"key\": \"DB_PASSWORD\", \"value\": \"X\"}), and an object under a credential name holding a value, as terraform output -json and Pulumi print it ({\"db_password\": {\"sensitive\": true, \"value\": \"X\"}}); valueFrom (a secretKeyRef) stays",
-         r"(?i)(?:\b(?:name|key)[\"']?[ \t]*[:=][ \t]*[\"']?(" + parts.STRONG + r")[\"']?[ \t]*(?:,[ \t]*(?:\r?\n[ \t]*)?|\r?\n[ \t]*)[\"']?"
-         r"|\"(" + parts.STRONG + r")\"[ \t]*:[ \t]*\{[^{}\n]{0,120}?\")"
-         r"value[\"']?[ \t]*[:=][ \t]*" + parts.QUOTED_OR_BARE,
-         ("value",), (3, 4, 5, 6), "name-value", prefilter=True,
-         examples=("env:\n- name: DB_PASSWORD\n  value: Zq8kL2p{alnum:6}\n",
-                   "{\"name\": \"API_TOKEN\", \"value\": \"Xk9mz2Lq{alnum:8}\"}"),
-         counter_examples=("- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db\n",)),
     Rule("basic-auth-call", "secret", "a password given with its user name in code: auth=(\"user\", \"X\") (requests, httpx), HTTPBasicAuth(\"user\", \"X\"), HTTPDigestAuth, aiohttp.BasicAuth, basic_auth(\"user\", \"X\"), .NET NetworkCredential(\"user\", \"X\"), Java PasswordAuthentication and UsernamePasswordCredentials, smtplib/ftplib/imaplib .login(\"user\", \"X\"), superagent .auth(\"user\", \"X\"), ldap simple_bind_s(\"dn\", \"X\")",
          r"(?i)(?:\bauth[ \t]*=[ \t]*\(|\b(?:HTTPBasicAuth|HTTPDigestAuth|BasicAuth|basic_auth|NetworkCredential|PasswordAuthentication"
          r"|UsernamePasswordCredentials|PasswordCredential)[ \t]*\(|\.(?:login|auth|simple_bind_s|bind_s)[ \t]*\()[ \t]*[\"']([^\"'\r\n]*)[\"'][ \t]*,[ \t]*"

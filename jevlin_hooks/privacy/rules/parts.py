@@ -53,3 +53,14 @@ PHONE_WORDS_LATIN = (
     "nummer", "número", "numéro", "numero", "numer", "tél", "my number", "mob",
 )
 PHONE_WORDS_OTHER = ("телефон", "тел.", "电话", "手机", "電話", "携帯", "전화", "휴대폰")
+
+# The labels of a name/value pair (Name: DB_PASSWORD, then Value: X), as consoles print them in
+# the user's language (engine/fields.py reads the pairs).
+NAME_WORDS = (
+    "name", "key", "variable", "parameter", "nom", "nombre", "nome", "naam", "nazwa", "klucz", "schlüssel", "clé",
+    "clave", "chave", "chiave", "sleutel", "isim", "anahtar", "имя", "ключ", "名前", "キー", "이름", "키", "名称", "名稱", "键",
+)
+VALUE_WORDS = (
+    "value", "valeur", "valor", "wert", "valore", "waarde", "wartość", "değer", "hodnota", "värde", "verdi", "arvo",
+    "érték", "значение", "τιμή", "ערך", "قيمة", "値", "값", "值",
+)
