@@ -72,7 +72,8 @@ class Field:
 _BARS = "|\u2502\u2503\u2551"  # | │ ┃ ║
 _BAR = re.compile(f"[{_BARS}]")
 # a border line of + or box-drawing corners ties the rows above and below it into one table
-_BORDER = re.compile(r"[ \t]*[+\u2500-\u257f][\-=+\u2500-\u257f]{2,}[ \t]*\r?")
+# (and psql's rule line under its header, dashes joined by + with no bar: ------+------)
+_BORDER = re.compile(r"[ \t]*(?:[+\u2500-\u257f][\-=+\u2500-\u257f]{2,}|-+(?:\+-+)+)[ \t]*\r?")
 _RULE_LINE = re.compile(r"[\s\-=+:|.\u2500-\u257f]*[\-=\u2500-\u257f]{3}[\s\-=+:|.\u2500-\u257f]*")
 _WRAP = "`\"'"
 Span = tuple[int, int]
