@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from jevlin_hooks.privacy.checks.judges import FieldJudge, register_judge
 from jevlin_hooks.privacy.checks.registry import Check, register
 from jevlin_hooks.privacy.personal import families, judge_span, numbers, signature, value_span, values
 from jevlin_hooks.privacy.personal.keys import Family
@@ -243,3 +244,45 @@ def _full_name(value: str, text: str, start: int, end: int, m: Any, lower: str) 
 
 
 register(Check("full-name", accept=_full_name))
+
+
+# --- the field judge: personal data in a table's column, a CSV's, a key above its value -------
+
+def _key_words() -> tuple[str, ...]:
+    """The label words of the families a field judge reads (lower case; a word of several also
+    as a key writes it: social_security, national-id, taxid)."""
+    words = (*labels.PHONE_KEYWORDS, *labels.NAME_KEYWORDS, *labels.BIRTH_KEYWORDS, *labels.ADDRESS_KEYWORDS,
+             *labels.NATIONAL_ID_KEYWORDS, *labels.VAT_KEYWORDS, *labels.IBAN_PHRASES)
+    out: dict[str, None] = {}
+    for w in words:
+        w = w.lower()
+        out[w] = None
+        if " " in w:
+            out.update((w.replace(" ", joint), None) for joint in ("_", "-", ""))
+    return tuple(out)
+
+
+def personal_field(key: str, value: str) -> str | None:
+    """The layout reader's question (engine/fields.py): what the value under ``key`` is. The
+    rule of the family the key names whose test the value passes (privacy/personal)."""
+    found = judge_span(key, value)
+    return found[0] if found is not None and found[0] in _JUDGED else None
+
+
+_JUDGED = frozenset((labels.PHONE, labels.NAME, labels.BIRTH, labels.ADDRESS, labels.NATIONAL_ID, labels.VAT, labels.IBAN))
+
+register_judge(FieldJudge(
+    "personal-field", "pii",
+    "personal data in a table, a CSV/TSV file, aligned columns, a key above its value or a Name:/Value: pair, under "
+    "a header or key that names it (phone, first_name, date_of_birth, address, national_id, SSN, Steuer-ID, "
+    "PESEL, VAT, IBAN, ... in many languages): each cell judged as the inline label's value is (a phone number "
+    "libphonenumber finds possible, a name's shape, a date, an address's words and number, an id's check digits "
+    "by python-stdnum); the finding carries that family's rule, so turning the family off turns it off here too",
+    personal_field, _key_words(),
+    examples=("id,full_name,phone,status\n7,Bram Bakker,+31 6 1234 5678,active\n",
+              "| id | date_of_birth | city |\n|---|---|---|\n| 3 | 1984-03-02 | Porto |",
+              "customer;nie;status\n1;X1234567L;open\n",
+              "Steuer-ID\n36574261809\n"),
+    counter_examples=("id,name,status\n7,build-and-test,active\n", "| phone_model | os |\n|---|---|\n| Pixel 8 | 14 |",
+                      "customer;nie;status\n1;X1234567A;open\n"),
+))

@@ -2,9 +2,9 @@
 
 :func:`judge_personal_field` is the one judgement: given a field's key (a label, a column
 header, a JSON or XML name) and its value, the rule that redacts the value, or None. It is pure
-(no text around, no state) so that every layout can use it: inline labels (layout.py, here), a
-table's columns by their header (layout.py's own small reader, and the shared field reader when
-it is wired to it), a record's fields.
+(no text around, no state) so that every layout can use it: inline labels (layout.py, here), and
+a table's, a CSV file's or an aligned block's columns by their header, a key above its value
+(the shared layout reader, engine/fields.py, through checks/personal.py's field judge).
 
 Families (rules/labels.py): phone numbers, names, dates of birth, postal addresses, national
 identifiers, e-mail addresses, IBANs, VAT numbers, card numbers. A key may name several

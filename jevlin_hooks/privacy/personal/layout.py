@@ -3,12 +3,14 @@
 Given the position of a label word (the scrubber's keyword gate found it), :func:`fields_at`
 gives ``(key, start, end)`` of each value that key names:
 
-* a table whose header row holds the key (CSV/TSV with quotes, ``;``, Markdown, psql and MySQL
-  output, box-drawing tables): the cells of its column, row by row;
-* else the value after the key on its line: ``Key: value``, ``Key = value``, ``"key": "value"``,
+* the value after the key on its line: ``Key: value``, ``Key = value``, ``"key": "value"``,
   ``key="value"`` (logfmt, XML attributes), ``key=value&`` (forms), ``<key>value</key>``,
   ``key | value`` (psql's expanded rows), ``Key      value`` (aligned columns), ``Key<TAB>value``;
 * or the line below a key that stands alone on its line (``Name`` then ``Riley Jones``).
+
+A table's column under its header (CSV/TSV, Markdown, psql, box-drawing tables, aligned columns)
+is the shared layout reader's (engine/fields.py), which asks checks/personal.py's field judge:
+a header word is no inline key here.
 
 A key starts where a field can: a line's start (after indentation, a bullet, ``**``), after
 ``{ [ , ; & ? | " ' < (`` or a tab or a run of spaces, or after one space before ``=``. A word
@@ -17,16 +19,13 @@ in the middle of prose ("the name of the file") is no key: nothing here guesses.
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Iterator
 
 from jevlin_hooks.privacy.personal.keys import families
 
 Field = tuple[str, int, int]
 
 MAX_KEY = 48
-MAX_ROWS = 5000
 # the rest of a key after its word: the word's end, and at most two more words (ID card no,
 # social security number)
 _KEY_RIGHT = re.compile(r"[\w.'’°º#/\-]*(?:[ ][\w.'’°º#/\-]+){0,2}")
@@ -39,7 +38,6 @@ _QUOTES = "\"'`"
 _VALUE_END = re.compile(r"\t|\s\|\s|\s?[│┃]|[ ]{3,}|</|[,;]\s*[^\W\d][\w .'’\-]{0,30}[:：]\s")
 _TOKEN_END = re.compile(r"[\s&\"'<>;]")
 _RULE_LINE = re.compile(r"^[\s\-+=|:─━┼╪╋├┤┌┐└┘┬┴═╞╡╤╧╔╗╚╝╠╣╦╩║│┃]*$")
-_DELIMS = ("\t", ",", ";", "|", "│", "┃")
 # what may follow a key: a separator, a quote before one, a cell's end, a tag's end or attribute
 _AFTER_KEY = frozenset(":=：|│┃\t,;>\n\r\"'`\\] ")  # " ": only before a separator or a run of spaces
 
@@ -89,11 +87,9 @@ def fields_at(text: str, s: int, e: int) -> list[Field]:
     after = text[ke] if ke < len(text) else "\n"
     if after not in _AFTER_KEY or after == " " and _SEP.match(text, ke) is None:
         return []  # a word in prose: no separator, no cell's end, no tag after the key
+    if after in ",;":
+        return []  # only a CSV header's cell ends so: the layout reader's (engine/fields.py)
     one = _key_start(text, s, False)
-    if after in ",;" and one is not None:  # only a CSV header's cell ends so
-        key = text[one:ke]
-        column = _column(text, one, ke) if families(key) and _start_kind(text, one) not in (None, "space") else None
-        return [(key.strip(_QUOTES + " "), vs, ve) for vs, ve in column or ()]
     if one is not None and one > 0 and text[one - 1] == "<":
         te = e
         while te < len(text) and (text[te].isalnum() or text[te] in "_.-:"):
@@ -117,10 +113,8 @@ def _fields(text: str, ks: int, ke: int) -> list[Field] | None:
     if start is None:
         return None
     key = text[ks:ke]
-    if start != "space":
-        column = _column(text, ks, ke)
-        if column is not None:
-            return [(key.strip(_QUOTES + " "), vs, ve) for vs, ve in column]
+    if start != "space" and _header_cell(text, ks, ke):
+        return []  # a table's header: its column is the layout reader's (engine/fields.py)
     sep = _SEP.match(text, ke)
     if sep is None or (start == "space" and sep.group(2) != "="):
         return None
@@ -202,120 +196,26 @@ def _xml(text: str, key: str, ke: int) -> list[Field]:
     return [(key, vs, ve)] if ve > vs else []
 
 
-# --- tables -------------------------------------------------------------------------------------
+# --- tables ---------------------------------------------------------------------------------
 
-def cells(line: str, delim: str) -> list[tuple[int, int]]:
-    """The cells of a row as spans of ``line``: split at ``delim``, outside double quotes for a
-    CSV's comma, semicolon and tab."""
-    out: list[tuple[int, int]] = []
-    start, quoted = 0, False
-    quoting = delim in ",;\t"
-    for i, c in enumerate(line):
-        if quoting and c == '"':
-            quoted = not quoted
-        elif c == delim and not quoted:
-            out.append((start, i))
-            start = i + 1
-    out.append((start, len(line)))
-    return out
+_ROW_BARS = "|│┃"
 
 
-def _label_like(cell: str) -> bool:
-    c = cell.strip().strip(_QUOTES)
-    return 0 < len(c) <= 40 and "@" not in c and sum(ch.isdigit() for ch in c) * 3 < len(c) and len(c.split()) <= 5
-
-
-def _lines_below(text: str, start: int) -> Iterator[tuple[int, int]]:
-    """The spans of the lines after the one at ``start``, up to MAX_ROWS."""
-    i = text.find("\n", start)
-    n = 0
-    while i >= 0 and n < MAX_ROWS:
-        j = text.find("\n", i + 1)
-        yield i + 1, len(text) if j < 0 else j
-        i = j
-        n += 1
-
-
-def _line_above(text: str, start: int) -> tuple[int, int] | None:
-    i = text.rfind("\n", 0, start)
-    return (text.rfind("\n", 0, i) + 1, i) if i > 0 else None
-
-
-def _first_row_below(text: str, le: int) -> str:
-    """The first line under the one ending at ``le`` that is not a rule line (---+---, ├──┼──┤)."""
-    for n, (a, b) in enumerate(_lines_below(text, le)):
-        line = text[a:b]
-        if n == 3 or not _RULE_LINE.match(line):
-            return line
-    return ""
-
-
-def _column(text: str, ks: int, ke: int) -> list[tuple[int, int]] | None:
-    """The cells under the header cell [ks, ke), if its line is a table's header row; None if not."""
+def _header_cell(text: str, ks: int, ke: int) -> bool:
+    """Whether the key at [ks, ke) is a cell of a header row: a row between bars with a rule line
+    or another row of bars under it, or a TSV line of three cells or more over a row of as many.
+    Its cells are no ``key | value`` nor ``key<TAB>value``."""
     ls = text.rfind("\n", 0, ks) + 1
     le = text.find("\n", ke)
     le = len(text) if le < 0 else le
     line = text[ls:le]
-    if len(line) > 4000:
-        return None
-    below: str | None = None
-    for delim in _DELIMS:
-        if delim not in line:
-            continue
-        row = header(line, delim)
-        if row is None:
-            return None
-        if below is None:
-            below = _first_row_below(text, le)
-        if below.count(delim) < line.count(delim):
-            continue  # under a header, a row of as many cells (or more commas: quoted ones)
-        k = next((n for n, (a, b) in enumerate(row) if a <= ks - ls and ke - ls <= b), None)
-        if k is None:
-            continue
-        if line[row[k][0]:row[k][1]].strip().strip(_QUOTES).strip() != text[ks:ke].strip(_QUOTES + " "):
-            return None  # the key is only a part of its cell
-        return _rows(text, le, delim, len(row), k, ls)
-    return None
-
-
-@functools.lru_cache(maxsize=256)
-def header(line: str, delim: str) -> tuple[tuple[int, int], ...] | None:
-    """The cells of ``line`` split at ``delim`` if it can be a header row (enough cells, each
-    a short label); None if not. Cached: a table's header words all ask about one line."""
-    row = cells(line, delim)
-    if len(row) < (2 if delim in "\t|│┃" else 3):
-        return None
-    if not all(_label_like(line[a:b]) for a, b in row if line[a:b].strip()):
-        return None
-    return tuple(row)
-
-
-def _rows(text: str, le: int, delim: str, width: int, k: int, ls: int) -> list[tuple[int, int]] | None:
-    """The k-th cell of each row under the header line ending at ``le`` (rule lines skipped);
-    None when what is under it is no row of the same width (a list, not a table)."""
-    above = _line_above(text, ls)
-    if above and not _RULE_LINE.match(text[above[0]:above[1]]) and len(cells(text[above[0]:above[1]], delim)) == width:
-        return None  # the line above is a row of the same table: this is one too
-    out: list[tuple[int, int]] = []
-    seen_row = False
-    for a, b in _lines_below(text, le):
-        line = text[a:b]
-        if not line.strip():
-            break
-        if _RULE_LINE.match(line):
-            continue
-        row = cells(line, delim)
-        if len(row) != width:
-            break
-        seen_row = True
-        cs, ce = row[k]
-        cs, ce = a + cs, a + ce
-        while cs < ce and text[cs] in " \t":
-            cs += 1
-        while ce > cs and text[ce - 1] in " \t\r":
-            ce -= 1
-        if ce - cs >= 2 and text[cs] == '"' and text[ce - 1] == '"':
-            cs, ce = cs + 1, ce - 1
-        if ce > cs:
-            out.append((cs, ce))
-    return out if seen_row else None
+    if le >= len(text):
+        return False
+    ne = text.find("\n", le + 1)
+    below = text[le + 1:len(text) if ne < 0 else ne]
+    if line.count("\t") >= 2 and below.count("\t") >= line.count("\t"):
+        return True
+    if not any(b in line for b in _ROW_BARS):
+        return False
+    return _RULE_LINE.match(below) is not None and below.strip() != "" or \
+        sum(below.count(b) for b in _ROW_BARS) >= sum(line.count(b) for b in _ROW_BARS) >= 2
