@@ -250,16 +250,27 @@ register(Check("full-name", accept=_full_name))
 
 def _key_words() -> tuple[str, ...]:
     """The label words of the families a field judge reads (lower case; a word of several also
-    as a key writes it: social_security, national-id, taxid)."""
+    as a key writes it: social_security, national-id, taxid). A word that hides inside others
+    (_INSIDE_WORDS) is replaced by the labels that hold it (sin number, nie-nummer, p.iva)."""
     words = (*labels.PHONE_KEYWORDS, *labels.NAME_KEYWORDS, *labels.BIRTH_KEYWORDS, *labels.ADDRESS_KEYWORDS,
              *labels.NATIONAL_ID_KEYWORDS, *labels.VAT_KEYWORDS, *labels.IBAN_PHRASES)
+    kept = [w.lower() for w in words if w.lower() not in _INSIDE_WORDS]
+    phrases = (*labels.VAT_PHRASES, *labels.PHONE_PHRASES, *labels.NAME_PHRASES,
+               *(p for ps, _ in labels.ID_LABELS for p in ps), *labels.ID_GENERIC_PHRASES)
+    kept += [p.lower() for p in phrases if len(p) > 3 and not any(w in p.lower() for w in kept)]
     out: dict[str, None] = {}
-    for w in words:
-        w = w.lower()
+    for w in kept:
         out[w] = None
         if " " in w:
             out.update((w.replace(" ", joint), None) for joint in ("_", "-", ""))
     return tuple(out)
+
+
+# Label words that hide inside thousands of other words (using, dict, setting, custom, private,
+# authorization, the Polish "nie"): a line holding one is no more likely a table's. A key made of
+# one of them alone (a column named SIN) is read inline only (``SIN: ...``); in a longer label it
+# is read here (sin number, NIE-Nummer, USt-IdNr., P.IVA, author_name).
+_INSIDE_WORDS = frozenset(("sin", "nie", "dic", "nip", "tin", "ust", "iva", "author", "nom", "cui", "uid", "tel"))
 
 
 def personal_field(key: str, value: str) -> str | None:
@@ -281,8 +292,8 @@ register_judge(FieldJudge(
     personal_field, _key_words(),
     examples=("id,full_name,phone,status\n7,Bram Bakker,+31 6 1234 5678,active\n",
               "| id | date_of_birth | city |\n|---|---|---|\n| 3 | 1984-03-02 | Porto |",
-              "customer;nie;status\n1;X1234567L;open\n",
+              "customer;national_id;status\n1;X1234567L;open\n",
               "Steuer-ID\n36574261809\n"),
     counter_examples=("id,name,status\n7,build-and-test,active\n", "| phone_model | os |\n|---|---|\n| Pixel 8 | 14 |",
-                      "customer;nie;status\n1;X1234567A;open\n"),
+                      "customer;national_id;status\n1;X1234567A;open\n"),
 ))
