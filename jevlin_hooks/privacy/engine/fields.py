@@ -504,16 +504,22 @@ def key_words(judges: Iterable[FieldJudge] = JUDGES) -> tuple[str, ...]:
     return tuple(dict.fromkeys(w for j in judges for w in j.key_words))
 
 
+@functools.lru_cache(maxsize=64)
+def _key_words_of(judges: tuple[FieldJudge, ...]) -> tuple[str, ...]:
+    """key_words, once per set of enabled judges (hundreds of words: not on every text)."""
+    return key_words(judges)
+
+
 def findings(text: str, view: bytes, off: set[str], where: list[int] | None = None,
              judges: Iterable[FieldJudge] = JUDGES) -> list[Finding]:
     """What the enabled judges find in the fields of ``text`` (``view``: its one-byte view;
     ``where``: where the judges' key words occur, as the scrubber's gate found them, or None to
     look here)."""
-    if LAYOUT in off:
+    if LAYOUT in off or where is not None and not where:
         return []
-    on = [j for j in judges if j.name not in off]
-    words = key_words(on)
-    if not words or where is not None and not where:
+    on = tuple(j for j in judges if j.name not in off)
+    words = _key_words_of(on)
+    if not words:
         return []
     out: list[Finding] = []
     seen: set[tuple[str, int, int]] = set()
