@@ -460,3 +460,17 @@ def test_a_misspelt_family_is_refused_in_one_line() -> None:
     assert str(exc.value) == "unknown key privacy.national_idz"
     with pytest.raises(config.ConfigError, match="must be true or false"):
         config.parse_toml(b'[privacy]\nphone_numbers = "no"\n')
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_an_unbroken_e164_run_needs_a_known_calling_code_only(seed: int) -> None:
+    """+CC and 9 to 12 digits in one run is how programs print a number: taken whatever its
+    length in that country's plan, unless no country has that calling code."""
+    rng = random.Random(f"e164 {seed}")
+    known = sorted(pn.COUNTRY_CODE_TO_REGION_CODE)
+    cc = rng.choice([c for c in known if c != 1])
+    value = f"+{cc}" + str(rng.randrange(2, 10)) + "".join(rng.choice(string.digits) for _ in range(rng.randrange(8, 11)))
+    assert scrub.scrub(f"sms sent to {value} ok")[0] == "sms sent to [REDACTED:phone-number] ok"
+    unknown = next(c for c in range(990, 1000) if c not in known)
+    other = f"+{unknown}" + "".join(rng.choice(string.digits) for _ in range(9))
+    assert numbers.calling_code(other) == 0

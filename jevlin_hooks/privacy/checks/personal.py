@@ -207,6 +207,10 @@ def _phone(value: str, text: str, start: int, end: int, m: Any, lower: str) -> b
         # +1.2.3 or +12.5.1: a version or an offset, not a number someone dials
         if not (len(groups) == 1 or len(groups) >= 4 or max(len(g) for g in groups) >= 3):
             return False
+        if len(groups) == 1 and digits >= 10:
+            # one unbroken run, as programs print E.164 (+302101234567): nothing else in a text is
+            # written so; a known calling code is enough (a digit short is still someone's number)
+            return numbers.calling_code(value) > 0
         return numbers.international_phone(value)
     if digits != 10 and not (digits == 11 and value.startswith("1")):
         return False

@@ -71,6 +71,17 @@ def phone(value: str) -> bool:
 _TRUNK = re.compile(r"\(0\)")
 
 
+def calling_code(value: str) -> int:
+    """The country calling code ``+CC...`` starts with, if libphonenumber knows it (codes are
+    prefix-free: one reading at most), else 0."""
+    digits = "".join(c for c in value if c.isdigit())
+    pn = phonenumbers()
+    for n in (1, 2, 3):
+        if len(digits) > n and int(digits[:n]) in pn.COUNTRY_CODE_TO_REGION_CODE:
+            return int(digits[:n])
+    return 0
+
+
 @functools.lru_cache(maxsize=4096)
 def international_phone(value: str) -> bool:
     """``+CC ...``: a country calling code libphonenumber knows, and a national number of a
