@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from jevlin_hooks.base import spool
+from jevlin_hooks.base import config, spool
 from jevlin_hooks.privacy import record
 from jevlin_hooks.privacy.checks import LEFT_ALONE
 from jevlin_hooks.privacy.checks.judges import JUDGES
@@ -118,6 +118,33 @@ whole layout reader off (every field judge; the rules reading `KEY=value` still 
 """
 
 
+PERSONAL = """
+## Personal data named by its field
+
+A label or a column header says what a value is (`Telefon:`, `"date_of_birth":`, `<taxId>`, a
+CSV column `national_id`, `생년월일` in a table), in any key style and many languages; the value
+must then be it, judged by the field's own library where there is one: phone numbers by
+libphonenumber (every country's numbering plan), national identifiers, VAT numbers and IBANs by
+python-stdnum (each format's structure and check digits, over 50 countries' ids). A label naming
+no country (`national_id`, `tax id`) accepts any of them. Under a label, a value that is not what
+it names stays (a wrong check digit, a date under `phone`, a step's name under `name`). Inline
+labels are read by the rules below; tables, CSV/TSV columns, aligned columns and a key above its
+value by the layout reader, whose `personal-field` judge asks the same question and whose
+findings carry the family's rule.
+
+Each family turns off with one switch in `config.toml` (all on by default; a misspelt one is
+refused), which turns off these rules:
+
+```toml
+[privacy]
+national_ids = false
+```
+
+| switch | rules turned off |
+| --- | --- |
+"""
+
+
 EXAMPLES = """
 ## Examples, rule by rule
 
@@ -162,6 +189,9 @@ def markdown() -> str:
         out.append(f"| `{j.name}` | {j.category} | {desc} |\n")
     out.append(SPLIT)
     out.append(LAYOUTS)
+    out.append(PERSONAL)
+    for switch, names in config.PERSONAL_FAMILIES.items():
+        out.append(f"| `{switch} = false` | " + ", ".join(f"`{n}`" for n in names) + " |\n")
     out.append("\n## What a matching rule still leaves alone\n\n")
     out.append(LEFT_ALONE)
     out.append(EXAMPLES % ", ".join(f"`{name}`" for name in ALPHABETS))

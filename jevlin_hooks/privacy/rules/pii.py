@@ -71,7 +71,7 @@ RULES: tuple[Rule, ...] = (
          ("/users/", "/home/", "users\\"), (1, 2, 3), "home",
          examples=("cd /home/alice/src && ls", "C:\\Users\\carol\\AppData", "/Users/John Smith/Documents/x"),
          counter_examples=("/home/shared/data",)),
-    Rule("phone-number", "pii", "phone numbers by their own shape: international (+CC ..., E.164) and North American ((415) 555-0132, 415-555-0132), that libphonenumber finds possible in that country's numbering plan; versions, dates, times and IP addresses stay",
+    Rule("phone-number", "pii", "phone numbers by their own shape: international (+CC ..., E.164) and North American ((415) 555-0132, 415-555-0132); a grouped +CC number must have a length its country's numbering plan allows (libphonenumber), an unbroken +CC run of 10-15 digits a calling code libphonenumber knows; versions, dates, times and IP addresses stay",
          r"(?:^|[^\w+.\-/:])(\+[1-9][0-9]{0,3}(?:[ .\-]?\(?[0-9]{1,5}\)?){1,6}|(?:1[ .\-])?\(?[2-9][0-9]{2}\)?[ .\-]?[2-9][0-9]{2}[ .\-][0-9]{4})(?:[^\w.\-:/]|[.\-:/](?:[^0-9]|$)|$)",
          (), 1, "phone", prefilter=True, longest=56, longest_in_long_texts=True,
          examples=("call +49 30 1234567 tomorrow", "(415) 555-0132"),
