@@ -44,6 +44,11 @@ I18N_WORDS = (
     # a few more languages, as cheap as the others
     "heslo", "lösenord", "adgangskode", "passord", "salasana", "jelszó", "κωδικός", "סיסמה", "كلمة المرور", "पासवर्ड",
     "mật khẩu", "kata sandi", "รหัสผ่าน",
+    # keys named for what they do, where the language writes them as one word (Dutch compounds
+    # end in sleutel, which alone must stand apart; Japanese 鍵 alone is also a lock)
+    "hoofdsleutel", "ondertekeningssleutel", "handtekeningsleutel", "versleutelingssleutel", "encryptiesleutel",
+    "coderingssleutel", "licentiesleutel", "masterpasswort", "hauptpasswort", "hauptkennwort",
+    "署名鍵", "暗号鍵", "暗号化鍵", "共通鍵", "マスター鍵", "デプロイ鍵",
 )
 
 PHONE_WORDS_LATIN = (
