@@ -5,8 +5,8 @@ shape; pii.py: personal data. left_alone.py tells users what the checks leave al
 
 from __future__ import annotations
 
-from jevlin_hooks.privacy.checks import pii, printed, prose, tokens, values
+from jevlin_hooks.privacy.checks import flags, pii, printed, prose, tokens, values
 from jevlin_hooks.privacy.checks.left_alone import LEFT_ALONE
 from jevlin_hooks.privacy.checks.registry import CHECKS, Check, UnknownCheck, get
 
-__all__ = ["CHECKS", "LEFT_ALONE", "Check", "UnknownCheck", "get", "pii", "printed", "prose", "tokens", "values"]
+__all__ = ["CHECKS", "LEFT_ALONE", "Check", "UnknownCheck", "flags", "get", "pii", "printed", "prose", "tokens", "values"]
