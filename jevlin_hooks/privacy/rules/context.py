@@ -134,8 +134,8 @@ RULES: tuple[Rule, ...] = (
          r"(?i)\b(?:password|passphrase|passwd|pass phrase|passcode|api[ _-]?key|secret key|access key|secret|token|"
          # a key named for what it does with secrets: the signing, encryption, master, deploy key
          r"(?:signing|sign|encryption|encrypting|decryption|master|deploy|deployment|private|shared|hmac|jwt|session"
-         r"|webhook|wrapping|unlock|recovery|root|admin|licen[cs]e|activation|product|storage|account|service[ -]account)[ _-]key)"
-         r":?(?:\s+(?:is:?|was:?|of|to|=|:|->)|(?:[ \t]+[`'\"]?[a-z][a-z0-9'_\-]{0,14}[`'\"]?){1,4}?[ \t]+(?:is:?|was:?|=|:|to|->))?[ \t]+[\"'`]?([^\s\"'`,;]{6,})",
+         r"|webhook|wrapping|unlock|recovery|root|admin|licen[cs]e|activation|product|storage|account|service[ -]account)[ _-]key:?)"
+         r"(?:\s+(?:is:?|was:?|of|to|=|:|->)|(?:[ \t]+[`'\"]?[a-z][a-z0-9'_\-]{0,14}[`'\"]?){1,4}?[ \t]+(?:is:?|was:?|=|:|to|->))?[ \t]+[\"'`]?([^\s\"'`,;]{6,})",
          ("pass", "key", "token", "secret"), 1, "prose",
          examples=("then the token x9Y8z7W6v5 expired", "the password is Zq8#kL2p{alnum:4}",
                    "the password for the `ci` user is Xk9mz2Lq{alnum:4}", "The signing key is {alnum:24}, keep it safe.",
