@@ -10,6 +10,7 @@ from jevlin_hooks.privacy import record
 from jevlin_hooks.privacy.checks import LEFT_ALONE
 from jevlin_hooks.privacy.checks.judges import JUDGES
 from jevlin_hooks.privacy.rules import ALPHABETS, RULES
+from jevlin_hooks.privacy.rules.printed import COMMANDS
 
 HEADER = """# What leaves your machine, and how to turn each part off
 
@@ -118,6 +119,28 @@ whole layout reader off (every field judge; the rules reading `KEY=value` still 
 """
 
 
+PRINTED = """
+## Values printed alone
+
+When a text shows a command that prints a credential and then what it printed, what it printed is
+the secret, whatever it looks like (`hunter2` has no shape of its own). `printed-secret` reads the
+command after a shell prompt (`$`, `%`, `#`, `❯`, `user@host:~$`, `PS C:\\>`) or alone on its line,
+in a Claude-Code-like `⏺ Bash(...)` / `⎿` block, a Codex-like `exec` or `• Ran` block, or a JSON
+tool call followed by its result, and takes the output's first line (a PEM block, a JSON document
+or a value wrapped over lines whole). An error message (`Error: ...`, `not found`, `denied`), an
+empty, masked or placeholder value, and a command in a sentence stay; where the command names what
+it prints (`-field=NAME`, `printenv NAME`, `{.data.NAME}`), the name must be a credential's as
+`KEY=value` reads it (`-field=username`, `printenv HOME` stay). `disabled_rules =
+["printed-secret"]` turns it off. The commands:
+
+"""
+
+
+def _printed() -> str:
+    rows = [f"- {c.what}" + (": the name it prints must say credential" if c.name else "") + "\n" for c in COMMANDS]
+    return PRINTED + "".join(rows)
+
+
 EXAMPLES = """
 ## Examples, rule by rule
 
@@ -162,6 +185,7 @@ def markdown() -> str:
         out.append(f"| `{j.name}` | {j.category} | {desc} |\n")
     out.append(SPLIT)
     out.append(LAYOUTS)
+    out.append(_printed())
     out.append("\n## What a matching rule still leaves alone\n\n")
     out.append(LEFT_ALONE)
     out.append(EXAMPLES % ", ".join(f"`{name}`" for name in ALPHABETS))
