@@ -152,7 +152,10 @@ def above(rng: random.Random, data: list[tuple[str, str, bool]]) -> str:
 
 
 def pairs(rng: random.Random, data: list[tuple[str, str, bool]]) -> str:
-    style = rng.randrange(4)
+    style = rng.randrange(5)
+    if style == 4:  # Spring Boot's start-up failure, one property after another
+        return "\n".join(f"Failed to bind properties under '{k}' to java.lang.String:\n\n    Property: {k}\n"
+                         f'    Value: "{x}"\n    Origin: System Environment Property "{k.upper()}"\n' for k, x, _ in data)
     if style == 3:
         return json.dumps([{"name": k, "slotSetting": rng.random() < 0.5, "value": x} for k, x, _ in data], indent=2)
     out = []
@@ -166,7 +169,24 @@ def pairs(rng: random.Random, data: list[tuple[str, str, bool]]) -> str:
     return "\n".join(out)
 
 
-LAYOUTS = {"aligned": aligned, "box": box, "markdown": markdown, "psql": psql, "delimited": delimited, "above": above, "pairs": pairs}
+def tf_name(key: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in key.strip("/")).lower()
+
+
+def terraform(rng: random.Random, data: list[tuple[str, str, bool]]) -> str:
+    """Terraform variables and outputs, a default or a value inside each block among other settings."""
+    out = []
+    for k, x, _ in data:
+        name = tf_name(k)
+        block, field = rng.choice([("variable", "default"), ("output", "value")])
+        inner = rng.sample(["  type      = string", "  sensitive = true", '  description = "set by CI"'], rng.randint(0, 3))
+        inner.insert(rng.randint(0, len(inner)), f'  {field} = "{x}"')
+        out.append(f'{block} "{name}" {{\n' + "\n".join(inner) + "\n}\n")
+    return "\n".join(out)
+
+
+LAYOUTS = {"aligned": aligned, "box": box, "markdown": markdown, "psql": psql, "delimited": delimited, "above": above, "pairs": pairs,
+           "terraform": terraform}
 
 
 def _secret_left(value: str, clean: str) -> str | None:
@@ -210,7 +230,8 @@ def test_fields_point_at_the_values_in_the_text() -> None:
         got = {(f.key, text[f.start:f.end]) for f in fields.read(text, ("pass", "key", "secret", "token"))}
         for k, x, _ in data[:5] if layout == "delimited" else data:
             if any(w in k.lower() for w in ("pass", "key", "secret", "token")):
-                assert (k.lstrip("/") if layout == "above" else k, x) in got, (layout, k, x, text, got)
+                want = k.lstrip("/") if layout == "above" else tf_name(k) if layout == "terraform" else k
+                assert (want, x) in got, (layout, k, x, text, got)
 
 
 @pytest.mark.parametrize("name", sorted(SCRUBBERS))
