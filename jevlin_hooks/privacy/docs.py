@@ -104,7 +104,8 @@ and where its value is) and a field judge decides each one:
 - **a key on the line above its value**, as web consoles are copied (`Secret access key`, then
   the key);
 - **`Name:`/`Value:` pairs** (Azure app settings, AWS SSM, GitLab variables, Kubernetes env
-  lists, `{"name": ..., "value": ...}` JSON, terraform's `{"sensitive": true, "value": ...}`),
+  lists, `{"name": ..., "value": ...}` JSON, terraform's `{"sensitive": true, "value": ...}`,
+  Spring Boot's `Property:`/`Value:`, a Terraform `variable` or `output` block's `default`/`value`),
   with `Value` in the user's language (`Valeur`, `Wert`, `Значение`, `値`, `값`, ...).
 
 `credential-field` is the first judge: a key named like a credential (the names
