@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from jevlin_hooks.privacy.checks.judges import credential_key, masked, phrase_value
+from jevlin_hooks.privacy.checks.judges import credential_key, masked, phrase_value, spaced_password
 from jevlin_hooks.privacy.checks.registry import Check, register
 from jevlin_hooks.privacy.heuristics import looks_fake, password_like, placeholder, random_looking_cached
 from jevlin_hooks.privacy.rules.printed import COMMANDS
@@ -157,7 +157,7 @@ def _judged(v: str, kind: str) -> bool:
     if kind == "weak":
         return random_looking_cached(v)
     if any(c.isspace() for c in v):
-        return phrase_value(v)
+        return phrase_value(v) or spaced_password(v)
     v = v.strip("\"'")
     return not placeholder(v, code=False) and (len(v) >= 6 or password_like(v))
 

@@ -235,15 +235,15 @@ def _columns(text: str, line: Span, words: tuple[str, ...], out: list[Field]) ->
     """The block of aligned columns around ``line``, read; its lines (or none)."""
     s, e = line
     col0 = _column_of(text, s, e)
-    if col0 is not None:
-        if not _holds(text[s:s + col0], words):
-            return []  # the word is in the value: this line gives no field (the line of its key will)
-        cols: list[int | None] = [col0]
-    else:  # a key as long as the column, one blank after it: the neighbours say where the column is
-        m = _LONGEST_KEY.match(text, s, e)
-        if m is None or not _holds(m.group(1), words):
-            return []
-        cols = [_column_of(text, *n) for n in (_above_line(text, s), _below_line(text, e)) if n is not None]
+    # (where the word is in the value only, this line gives no field: the line of its key will)
+    cols: list[int | None] = [col0] if col0 is not None and _holds(text[s:s + col0], words) else []
+    # a key as long as the column, one blank after it (its line's first double blank may be in a
+    # later column): the neighbours say where the column is
+    m = _LONGEST_KEY.match(text, s, e)
+    if m is not None and _holds(m.group(1), words):
+        cols += [_column_of(text, *n) for n in (_above_line(text, s), _below_line(text, e)) if n is not None]
+    if not cols:
+        return []
     for col in dict.fromkeys(c for c in cols if c):
         if not _fits(text, s, e, col):
             continue
@@ -393,10 +393,13 @@ def _pairs(text: str, line: Span, words: tuple[str, ...], out: list[Field]) -> N
 
 def _bare_end(text: str, s: int, e: int) -> int:
     """An unquoted value ends its line (and its table row's bar), or at a comma or brace that
-    closes an inline object."""
+    closes an inline object (a brace the value opened, ${API_KEY}, is its own)."""
     v = text[s:e].rstrip(" \t\r" + _BARS)
-    if v.endswith(("}", ",")) and ("{" in text[max(0, s - 200):s]):
-        return s + len(v.rstrip("},").rstrip())
+    if v.endswith(("}", ",")) and "{" in text[max(0, s - 200):s]:
+        w = v[:-1].rstrip() if v.endswith(",") else v
+        while w.endswith("}") and w.count("{") < w.count("}"):
+            w = w[:-1].rstrip()
+        v = w
     return s + len(v)
 
 
