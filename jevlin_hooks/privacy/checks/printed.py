@@ -100,6 +100,10 @@ def _value(text: str, lines: list[tuple[int, int]]) -> tuple[int, int] | None:
     if not lines:
         return None
     s, e = lines[0]
+    out = _REPL_OUT.match(text, s, e)  # IPython's Out[3]:, irb's => before the value
+    if out is not None:
+        s = out.end()
+        lines = [(s, e), *lines[1:]]
     first = text[s:e]
     if first.startswith("-----BEGIN"):
         for a, b in lines:
@@ -123,6 +127,7 @@ def _value(text: str, lines: list[tuple[int, int]]) -> tuple[int, int] | None:
     return s, end
 
 
+_REPL_OUT = re.compile(r"(?:Out\[\d+\]:|=>)[ \t]*")
 _NEXT_PROMPT = re.compile(r"[$%#>\u276f][ \t]+\S")
 _PROMPT_CHARS = "$%#>\u276f"
 
