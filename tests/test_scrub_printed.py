@@ -132,3 +132,22 @@ def test_the_commands_are_a_table_with_one_row_each_and_the_rule_turns_off() -> 
     text = "$ vault kv get -field=password secret/db\nZq8kL2pVw9xXk9mz\n"
     assert "printed-secret" in {f.rule for f in scrub.find(text)}
     assert scrub.scrub(text, (rule.name,))[0] == text
+
+
+def test_a_repl_shows_what_an_environment_lookup_printed_and_code_alone_prints_nothing() -> None:
+    rng = random.Random("printed repl")
+    for _ in range(150):
+        name, value = rng.choice([n for n in SECRET_NAMES if n.isidentifier()]), secret(rng)
+        style = rng.randrange(4)
+        if style == 0:
+            text = f">>> import os\n>>> os.environ{rng.choice(['[', '.get('])}'{name}'{']' if rng.random() < 0.5 else ')'}\n'{value}'\n>>> "
+        elif style == 1:
+            text = f"In [{rng.randint(1, 40)}]: os.getenv(\"{name}\")\nOut[{rng.randint(1, 40)}]: '{value}'\n"
+        elif style == 2:
+            text = f"> process.env.{name}\n'{value}'\n> .exit\n"
+        else:
+            text = f"irb(main):00{rng.randint(1, 9)}:0> ENV['{name}']\n=> \"{value}\"\n"
+        clean = scrub.scrub(text)[0]
+        assert _left(value, clean) is None, (text, clean)
+        code = f"    {name.lower()} = os.environ[\"{name}\"]\n    client = connect({name.lower()})\n"
+        assert "printed-secret" not in {f.rule for f in scrub.find(code)}, code

@@ -10,6 +10,7 @@ from jevlin_hooks.privacy import record
 from jevlin_hooks.privacy.checks import LEFT_ALONE
 from jevlin_hooks.privacy.checks.judges import JUDGES
 from jevlin_hooks.privacy.rules import ALPHABETS, RULES
+from jevlin_hooks.privacy.rules.printed import COMMANDS
 
 HEADER = """# What leaves your machine, and how to turn each part off
 
@@ -103,7 +104,8 @@ and where its value is) and a field judge decides each one:
 - **a key on the line above its value**, as web consoles are copied (`Secret access key`, then
   the key);
 - **`Name:`/`Value:` pairs** (Azure app settings, AWS SSM, GitLab variables, Kubernetes env
-  lists, `{"name": ..., "value": ...}` JSON, terraform's `{"sensitive": true, "value": ...}`),
+  lists, `{"name": ..., "value": ...}` JSON, terraform's `{"sensitive": true, "value": ...}`,
+  Spring Boot's `Property:`/`Value:`, a Terraform `variable` or `output` block's `default`/`value`),
   with `Value` in the user's language (`Valeur`, `Wert`, `Значение`, `値`, `값`, ...).
 
 `credential-field` is the first judge: a key named like a credential (the names
@@ -143,6 +145,28 @@ national_ids = false
 | switch | rules turned off |
 | --- | --- |
 """
+
+
+PRINTED = """
+## Values printed alone
+
+When a text shows a command that prints a credential and then what it printed, what it printed is
+the secret, whatever it looks like (`hunter2` has no shape of its own). `printed-secret` reads the
+command after a shell prompt (`$`, `%`, `#`, `❯`, `user@host:~$`, `PS C:\\>`) or alone on its line,
+in a Claude-Code-like `⏺ Bash(...)` / `⎿` block, a Codex-like `exec` or `• Ran` block, or a JSON
+tool call followed by its result, and takes the output's first line (a PEM block, a JSON document
+or a value wrapped over lines whole). An error message (`Error: ...`, `not found`, `denied`), an
+empty, masked or placeholder value, and a command in a sentence stay; where the command names what
+it prints (`-field=NAME`, `printenv NAME`, `{.data.NAME}`), the name must be a credential's as
+`KEY=value` reads it (`-field=username`, `printenv HOME` stay). `disabled_rules =
+["printed-secret"]` turns it off. The commands:
+
+"""
+
+
+def _printed() -> str:
+    rows = [f"- {c.what}" + (": the name it prints must say credential" if c.name else "") + "\n" for c in COMMANDS]
+    return PRINTED + "".join(rows)
 
 
 EXAMPLES = """
@@ -192,6 +216,7 @@ def markdown() -> str:
     out.append(PERSONAL)
     for switch, names in config.PERSONAL_FAMILIES.items():
         out.append(f"| `{switch} = false` | " + ", ".join(f"`{n}`" for n in names) + " |\n")
+    out.append(_printed())
     out.append("\n## What a matching rule still leaves alone\n\n")
     out.append(LEFT_ALONE)
     out.append(EXAMPLES % ", ".join(f"`{name}`" for name in ALPHABETS))

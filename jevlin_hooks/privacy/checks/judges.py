@@ -49,7 +49,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from jevlin_hooks.privacy.heuristics import (
+    VERSIONISH,
     entropy_key_ok,
+    hostlike,
     key_ok,
     looks_fake,
     password_like,
@@ -180,6 +182,28 @@ def phrase_value(v: str) -> bool:
         and not any(c in w for w in words for c in _CREDENTIAL_PARTS)
 
 
+_REGION = re.compile(r"(?i)[a-z]{2}(?:-[a-z]+){1,2}-\d[a-z]?")  # us-east-1, europe-west4-b, eu-central-1a
+
+
+def spaced_password(v: str) -> bool:
+    """A password with a blank or three in it (6DIpc@_m 00u4, 2qaqq29 Wk): two to four pieces, no
+    word of three letters or more (RS256 signed, v1.2 beta, 30 days, AES-256 GCM stay), no
+    brackets, no host, cloud region or lower-case version (3.6+c0LM6, cased at random, is none);
+    random-looking once joined, or like a password with a piece mixing letters with digits or
+    symbols."""
+    words = v.split()
+    if not 2 <= len(words) <= 4 or any(c in v for c in "()[]{}<>"):
+        return False
+    if any(w.isalpha() and len(w) >= 3 or w.lower() in _FUNCTION_WORDS or hostlike(w.lower())
+           or VERSIONISH.match(w) and w.lower() == w or _REGION.fullmatch(w) for w in words):
+        return False
+    joined = "".join(words)
+    if len(joined) < 8:
+        return False
+    return random_looking_cached(joined) or password_like(joined) and any(
+        any(c.isalpha() for c in w) and not w.isalpha() for w in words)
+
+
 # words joined by one kind of separator: maple-orange-river, kimchi_sarang_bada
 _JOINED = re.compile(r"[^\W\d_]+(?:(?P<sep>[-_.])[^\W\d_]+)(?:(?P=sep)[^\W\d_]+)+")
 _SEPARATOR = re.compile(r"[-_.]")
@@ -195,7 +219,7 @@ def credential_value(v: str, kind: str, short_name: bool = False) -> bool:
     if kind == "weak":
         return random_looking_cached(v)
     if any(c.isspace() for c in v) or phrase_value(v):
-        return phrase_value(v)
+        return phrase_value(v) or spaced_password(v)
     if placeholder(v, code=False):
         return False
     if short_name:  # pass, pw: a column of pass/fail marks as often as passwords

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from jevlin_hooks.privacy.checks.judges import credential_key, masked, phrase_value
+from jevlin_hooks.privacy.checks.judges import credential_key, masked, phrase_value, spaced_password
 from jevlin_hooks.privacy.checks.registry import Check, register
 from jevlin_hooks.privacy.heuristics import looks_fake, password_like, placeholder, random_looking_cached
 from jevlin_hooks.privacy.rules.printed import COMMANDS
@@ -100,6 +100,10 @@ def _value(text: str, lines: list[tuple[int, int]]) -> tuple[int, int] | None:
     if not lines:
         return None
     s, e = lines[0]
+    out = _REPL_OUT.match(text, s, e)  # IPython's Out[3]:, irb's => before the value
+    if out is not None:
+        s = out.end()
+        lines = [(s, e), *lines[1:]]
     first = text[s:e]
     if first.startswith("-----BEGIN"):
         for a, b in lines:
@@ -123,6 +127,7 @@ def _value(text: str, lines: list[tuple[int, int]]) -> tuple[int, int] | None:
     return s, end
 
 
+_REPL_OUT = re.compile(r"(?:Out\[\d+\]:|=>)[ \t]*")
 _NEXT_PROMPT = re.compile(r"[$%#>\u276f][ \t]+\S")
 _PROMPT_CHARS = "$%#>\u276f"
 
@@ -157,7 +162,7 @@ def _judged(v: str, kind: str) -> bool:
     if kind == "weak":
         return random_looking_cached(v)
     if any(c.isspace() for c in v):
-        return phrase_value(v)
+        return phrase_value(v) or spaced_password(v)
     v = v.strip("\"'")
     return not placeholder(v, code=False) and (len(v) >= 6 or password_like(v))
 

@@ -54,11 +54,20 @@ def prose_value_span(data: bytes, s0: int, e0: int) -> tuple[int, int]:
     return s, e0
 
 
+# "the deploy key is ssh-ed25519 AAAA...": a public key's type; "the private key is id_ed25519",
+# "... is deploy.pem": the file it is kept in
+_NOT_A_KEY = re.compile(r"(?i)(?:ssh|sk-ssh|ecdsa-sha2|sk-ecdsa-sha2)-[\w@.\-]+|id_(?:rsa|dsa|ecdsa|ed25519)(?:[_\-][\w\-]*)?(?:\.pub)?"
+                        r"|[\w.\-]+\.(?:pem|key|pub|p12|pfx|crt|cer|der|jks|keystore|gpg|asc|kdbx)")
+
+
 def _said_of_it(v: str, text: str, start: int, m: Any, code: bool) -> bool:
     """Whether prose gives the value itself: not a placeholder, a stop word, a snake_case name or a
-    path; not the end of a path; not said about the secret's name, lifetime, header, ..."""
+    path; not the end of a path; not a public key's type nor a key's file; not said about the
+    secret's name, lifetime, header, ..."""
     if placeholder(v, code=code) or v.lower() in STOPWORDS or SNAKE.match(v) or "/" in v or masked(v):
         return False  # (sk-...abcd, ****QX7D: shown masked, not given)
+    if _NOT_A_KEY.fullmatch(v):
+        return False
     if m is not None and m.start() > 0 and text[m.start() - 1] in "/\\":
         return False  # .../oauth/token region=eu-west-1: the end of a path, not prose
     # the secret's name, ARN, lifetime or header is X: about the secret, not it

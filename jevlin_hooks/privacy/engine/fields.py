@@ -25,8 +25,10 @@ value may hold blanks (a passphrase, an address). Only keys holding one of ``wor
   its column's header (quoted cells with separators inside kept whole); a two-column file also
   as key, value;
 * ``above``: a short label line and the line under it (``Secret access key`` / the key);
-* ``pair``: ``Name: X`` (``Key:``, ``- name:``, JSON ``"name": "X"``) and, in the same record
-  within a few lines, ``Value: Y`` in any of the languages of ``parts.VALUE_WORDS``.
+* ``pair``: ``Name: X`` (``Key:``, ``Property:``, ``- name:``, JSON ``"name": "X"``) and, in the
+  same record within a few lines, ``Value: Y`` in any of the languages of ``parts.VALUE_WORDS``;
+  an object under a key holding its ``"value"`` (terraform output -json), a Terraform
+  ``variable``/``output`` block's ``default``/``value``.
 
 ``findings(text, view, off, where)`` reads the fields the enabled judges (checks/judges.py) want
 and asks each judge about each field: a judge's answer is the finding's rule. ``"layout"`` in
@@ -234,15 +236,15 @@ def _columns(text: str, line: Span, words: tuple[str, ...], out: list[Field]) ->
     """The block of aligned columns around ``line``, read; its lines (or none)."""
     s, e = line
     col0 = _column_of(text, s, e)
-    if col0 is not None:
-        if not _holds(text[s:s + col0], words):
-            return []  # the word is in the value: this line gives no field (the line of its key will)
-        cols: list[int | None] = [col0]
-    else:  # a key as long as the column, one blank after it: the neighbours say where the column is
-        m = _LONGEST_KEY.match(text, s, e)
-        if m is None or not _holds(m.group(1), words):
-            return []
-        cols = [_column_of(text, *n) for n in (_above_line(text, s), _below_line(text, e)) if n is not None]
+    # (where the word is in the value only, this line gives no field: the line of its key will)
+    cols: list[int | None] = [col0] if col0 is not None and _holds(text[s:s + col0], words) else []
+    # a key as long as the column, one blank after it (its line's first double blank may be in a
+    # later column): the neighbours say where the column is
+    m = _LONGEST_KEY.match(text, s, e)
+    if m is not None and _holds(m.group(1), words):
+        cols += [_column_of(text, *n) for n in (_above_line(text, s), _below_line(text, e)) if n is not None]
+    if not cols:
+        return []
     for col in dict.fromkeys(c for c in cols if c):
         if not _fits(text, s, e, col):
             continue
@@ -352,8 +354,20 @@ _OBJECT_KEY = re.compile(r'"([^"\n]{1,80})"[ \t]*:[ \t]*\{')
 _OBJECT_VALUE = re.compile(r'(?i)[^{}]{0,200}?"value"[ \t]*:[ \t]*"((?:[^"\\\n]|\\.){1,4096})"')
 
 
+# a Terraform variable or output named like a credential, its default or value inside the block:
+# variable "db_password" { type = string  sensitive = true  default = "X" }
+_HCL_BLOCK = re.compile(r'[ \t]*(?:variable|output)[ \t]+"([^"\n]{1,80})"[ \t]*\{')
+_HCL_VALUE = re.compile(r'(?:[^{}]{0,600}?\n)?[ \t]*(?:default|value)[ \t]*=[ \t]*"((?:[^"\\\n]|\\.){1,4096})"')
+
+
 def _pairs(text: str, line: Span, words: tuple[str, ...], out: list[Field]) -> None:
     ls, le = line
+    hcl = _HCL_BLOCK.match(text, ls, le)
+    if hcl is not None:
+        v = _HCL_VALUE.match(text, hcl.end())
+        if v is not None:
+            _field(text, hcl.span(1), v.span(1), words, out)
+        return
     reach = le
     for _ in range(_PAIR_REACH):
         nl = text.find("\n", reach + 1)
@@ -380,10 +394,13 @@ def _pairs(text: str, line: Span, words: tuple[str, ...], out: list[Field]) -> N
 
 def _bare_end(text: str, s: int, e: int) -> int:
     """An unquoted value ends its line (and its table row's bar), or at a comma or brace that
-    closes an inline object."""
+    closes an inline object (a brace the value opened, ${API_KEY}, is its own)."""
     v = text[s:e].rstrip(" \t\r" + _BARS)
-    if v.endswith(("}", ",")) and ("{" in text[max(0, s - 200):s]):
-        return s + len(v.rstrip("},").rstrip())
+    if v.endswith(("}", ",")) and "{" in text[max(0, s - 200):s]:
+        w = v[:-1].rstrip() if v.endswith(",") else v
+        while w.endswith("}") and w.count("{") < w.count("}"):
+            w = w[:-1].rstrip()
+        v = w
     return s + len(v)
 
 
@@ -411,6 +428,7 @@ def _shapes_rx(words: tuple[str, ...]) -> Any:
         # name=x token=y), or an object under a name
         rf"""|[^\n]*?(?:[{{,][ \t]*|^[ \t>\-]*)["']?(?:{names})["']?[ \t]*[:=][ \t]*["']?[^\s"',{{}}]+(?: [^\s"',{{}}]+){{0,3}}["']?"""
         rf"""[ \t]*(?:[,}}\]]|\r?$)|[^\n]*?"[^"\n]*(?:{w})[^"\n]*"[ \t]*:[ \t]*\{{"""
+        rf"""|[ \t]*(?:variable|output)[ \t]+"[^"\n]*(?:{w})[^"\n]*"[ \t]*\{{"""  # a Terraform variable or output
         rf"""|(?:{cell}[,;\t])+{cell}\r?$"""  # a header: labels between commas, semicolons or tabs
         r"""|[ \t]*\S+(?: \S+)*(?:[ \t][ \t]+|\t)\S"""  # a first column, then two blanks or a tab
         rf"""|[ \t]*[A-Za-z_][\w.\-]*?(?:{w})[\w.\-]* [^\s=:\-]"""  # a key as long as its column, one blank after it

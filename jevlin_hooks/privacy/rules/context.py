@@ -130,14 +130,20 @@ RULES: tuple[Rule, ...] = (
                            "export TOKEN=$GITHUB_TOKEN", "export DB_PASS=$DB_PASS", "SMTP_PASS=${SMTP_PASS}",
                            "    secretKey: api-key", "    secretKey: github_token", "API_TOKEN=abcdefghijklmnop",
                            "pw: true", "db-pwdy.corp.example.org:6379")),
-    Rule("credential-in-prose", "secret", "a password, passphrase, passcode, secret, token or key named in prose (\"the password is X\", \"the password is: X\", \"DB password -> X\", \"with token X\", \"set the password to X\", \"their token (X) expired\", \"the passphrase for the deploy key is X\", \"the password was reset to X\", \"the password for the `ci` user is X\": up to four words between the name and is/was/to) when X looks like one: digits, symbols or mixed case, not a plain word",
-         r"(?i)\b(?:password|passphrase|passwd|pass phrase|passcode|api[ _-]?key|secret key|access key|secret|token)"
+    Rule("credential-in-prose", "secret", "a password, passphrase, passcode, secret, token or key named in prose (\"the password is X\", \"the password is: X\", \"DB password -> X\", \"with token X\", \"set the password to X\", \"their token (X) expired\", \"the passphrase for the deploy key is X\", \"the password was reset to X\", \"the signing / encryption / master / deploy / licence key is X\", \"the password for the `ci` user is X\": up to four words between the name and is/was/to) when X looks like one: digits, symbols or mixed case, not a plain word",
+         r"(?i)\b(?:password|passphrase|passwd|pass phrase|passcode|api[ _-]?key|secret key|access key|secret|token|"
+         # a key named for what it does with secrets: the signing, encryption, master, deploy key
+         r"(?:signing|sign|encryption|encrypting|decryption|master|deploy|deployment|private|shared|hmac|jwt|session"
+         r"|webhook|wrapping|unlock|recovery|root|admin|licen[cs]e|activation|product|storage|account|service[ -]account)[ _-]key:?)"
          r"(?:\s+(?:is:?|was:?|of|to|=|:|->)|(?:[ \t]+[`'\"]?[a-z][a-z0-9'_\-]{0,14}[`'\"]?){1,4}?[ \t]+(?:is:?|was:?|=|:|to|->))?[ \t]+[\"'`]?([^\s\"'`,;]{6,})",
          ("pass", "key", "token", "secret"), 1, "prose",
          examples=("then the token x9Y8z7W6v5 expired", "the password is Zq8#kL2p{alnum:4}",
-                   "the password for the `ci` user is Xk9mz2Lq{alnum:4}"),
+                   "the password for the `ci` user is Xk9mz2Lq{alnum:4}", "The signing key is {alnum:24}, keep it safe.",
+                   "our master key was Zq8#kL2p{alnum:6}"),
          counter_examples=("token_url=https://auth.example.com/oauth/token region=eu-west-1",
-                           "the token lifetime is 86400s", "the secret name is db-creds-v2")),
+                           "the token lifetime is 86400s", "the secret name is db-creds-v2",
+                           "the signing key is RS256 and the deploy key is in 1Password",
+                           "the deploy key is ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{b64:43} ci@example")),
     Rule("credential-use-as", "secret", "a value named as a credential after it: \"use X as the password\", \"with X as the new admin password\", \"set X as the API key\" (up to two words before the name), when X looks like one",
          r"(?i)\b(?:use|using|with|try|set|enter|type)[ \t]+[\"'`]?([^\s\"'`,;]{6,}?)[\"'`]?[ \t]+as[ \t]+(?:(?:the|a|your|my|our|their)[ \t]+)?(?:[a-z]+[ \t]+){0,2}?"
          r"(?:password|passphrase|passcode|passwd|pwd|secret|token|api[ _-]?key)\b",

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from jevlin_hooks.privacy.rules.rule import Rule
 
 _ARGS = r"[^\n|;&]*?"  # the rest of a command's arguments, on its line, before a pipe or the next command
+# (the commands are written with [^\s], never \S: Hyperscan's prefilter refuses \S, and a pattern
+# it refuses runs in RE2 over every text holding one of the rule's keywords)
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,9 @@ class PrintingCommand:
     command: str
     keywords: tuple[str, ...]
     name: str = ""  # group 1: the name of what is printed, judged; "" = a secret whatever it is called
+    # what must stand before the command on its line for the rule to look further (the rule's
+    # pattern only: a REPL's prompt, where code is full of os.environ[...] that prints nothing)
+    before: str = ""
 
 
 _ENV_NAME = r"\$\{?(?:env:)?([A-Za-z_][A-Za-z0-9_]*)|%([A-Za-z_][A-Za-z0-9_]*)%"
@@ -82,19 +87,22 @@ COMMANDS: tuple[PrintingCommand, ...] = (
                     r"get[ \t]+(?:-\S+[ \t]+)*([\w.\-]+)"),
     PrintingCommand("`printenv NAME`, `echo $NAME`, `printf '%s' \"$NAME\"`, PowerShell `$env:NAME`, cmd `echo %NAME%` "
                     "(also after `kubectl exec ... --`, `docker exec`)",
-                    _EXEC + r"(?:printenv[ \t]+|(?:echo|printf|Write-Output)[ \t]+(?:-\S+[ \t]+)?(?:'[^'\n]*'[ \t]+)?\\?[\"']?[$%]|\$env:)",
+                    _EXEC + r"(?:printenv[ \t]+|(?:echo|printf|Write-Output)[ \t]+(?:-[^\s]+[ \t]+)?(?:'[^'\n]*'[ \t]+)?\\?[\"']?[$%]|\$env:)",
                     ("printenv", "echo", "printf", "$env:", "write-output"), r"printenv[ \t]+([\w]+)|" + _ENV_NAME),
     PrintingCommand("`os.environ['NAME']`, `os.getenv('NAME')`, `process.env.NAME`, `ENV['NAME']` in a REPL",
                     r"(?:print\(|console\.log\(|puts[ \t]+|p[ \t]+)?(?:os\.environ(?:\.get\(|\[)|os\.getenv\(|process\.env\.|ENV(?:\.fetch\(|\[))",
-                    ("environ", "getenv", "process.env", "env["), r"[\"']([\w]+)[\"']|process\.env\.([\w]+)"),
+                    ("environ", "getenv", "process.env", "env["), r"[\"']([\w]+)[\"']|process\.env\.([\w]+)",
+                    r"(?:>>>|>|In \[\d+\]:|irb\([^)\n]*\)[:\d]*>|pry\([^)\n]*\)>)[ \t]*"),
     PrintingCommand("`terraform output -raw NAME`, `pulumi config get NAME`, `pulumi stack output NAME --show-secrets`",
                     r"terraform[ \t]+output\b" + _ARGS + r"[ \t]-(?:raw|json)\b|pulumi[ \t]+(?:config[ \t]+get|stack[ \t]+output)\b",
                     ("terraform", "pulumi"), r"(?:-raw|-json|get|output)[ \t]+(?:-\S+[ \t]+)*([\w.\-:]+)"),
     PrintingCommand("`jq -r .NAME`, `yq .NAME` (the field a file's credential is read from)",
-                    r"(?:[^\n|;&]" + _ARGS + r"\|[ \t]*)?[jy]q[ \t]+(?:-\S+[ \t]+)*[\"']?\.", ("jq ", "yq "),
+                    r"(?:[^\n|;&]" + _ARGS + r"\|[ \t]*)?[jy]q[ \t]+(?:-[^\s]+[ \t]+)*[\"']?\.", ("jq ", "yq "),
                     r"\b[jy]q[ \t]+(?:-\S+[ \t]+)*[\"']?[^\s'\"]*?\.([\w\-]+)[\"']?(?:[ \t]|$)"),
     PrintingCommand("`cat`, `type`, `Get-Content`, `head` of a file named like a credential (`cat /run/secrets/db_password`)",
-                    r"(?:cat|type|Get-Content|gc|head|more|bat)[ \t]+(?:-\S+[ \t]+)*[\"']?[^\s'\"|;&<>]*[/\\]?",
+                    r"(?:cat|type|Get-Content|gc|head|more|bat)[ \t]+(?:-[^\s]+[ \t]+)*[\"']?[^\s'\"|;&<>]*"
+                    # (the file's name holds a credential's stem, or "more than" in prose would run the check)
+                    r"(?i:pass|pwd|secret|token|key|cred|auth)",
                     ("cat ", "type ", "get-content", "gc ", "head ", "more ", "bat "),
                     r"[ \t][\"']?(?:[^\s'\"|;&<>]*[/\\])?\.?([\w\-]+?)(?:\.(?:txt|key|pem|secret|token|json|b64))?[\"']?[ \t]*$"),
     PrintingCommand("`openssl rand -hex|-base64`, `pwgen`, `python -c '...secrets.token_...'`, `head -c N /dev/urandom | base64`"
@@ -111,7 +119,7 @@ RULES: tuple[Rule, ...] = (
          "name, ... (the commands: see \"Values printed alone\"), after a shell prompt, in a Claude-Code-like or "
          "Codex-like transcript, or in the next JSON tool result; an error message, an empty or masked value, and a "
          "name that is no credential's (`-field=username`, `printenv HOME`) stay",
-         r"(?:^|[^A-Za-z0-9_.\-/])((?:" + "|".join(c.command for c in COMMANDS) + r")[^\n]*)",
+         r"(?:^|[^A-Za-z0-9_.\-/])((?:" + "|".join(c.before + c.command for c in COMMANDS) + r")[^\n]*)",
          tuple(dict.fromkeys(k for c in COMMANDS for k in c.keywords)), 1, "printed", prefilter=True,
          examples=("$ vault kv get -field=password secret/prod/db\nZq8kL2p{alnum:10}\n$ ",
                    "⏺ Bash(gcloud auth print-access-token)\n  ⎿  ya29.{b64url:60}\n",
