@@ -474,3 +474,14 @@ def test_an_unbroken_e164_run_needs_a_known_calling_code_only(seed: int) -> None
     unknown = next(c for c in range(990, 1000) if c not in known)
     other = f"+{unknown}" + "".join(rng.choice(string.digits) for _ in range(9))
     assert numbers.calling_code(other) == 0
+
+
+def test_personal_columns_off_keeps_columns_and_still_reads_inline_labels() -> None:
+    rng = random.Random("columns off")
+    value = random_id(rng, "pl.pesel")
+    table = f"id,pesel,status\n1,{value},active\n"
+    inline = f"PESEL: {value}"
+    off = config.disabled_rules(config.parse_toml(b"[privacy]\npersonal_columns = false\n"))
+    assert value not in scrub.scrub(table)[0]
+    assert scrub.scrub(table, off)[0] == table
+    assert value not in scrub.scrub(inline, off)[0]
