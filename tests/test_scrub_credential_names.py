@@ -39,7 +39,8 @@ def secret(rng: random.Random) -> str:
         return "".join(rng.choice(ALNUM + "!#%*+-_.@^") for _ in range(rng.randint(10, 24))) + "#" + rng.choice(string.digits)
     if kind == 2:
         return "-".join("".join(rng.choice(string.ascii_uppercase + string.digits) for _ in range(4)) for _ in range(4)) + "7"
-    return "".join(rng.choice("0123456789abcdef") for _ in range(rng.choice((32, 40, 64))))
+    # (not 16 or 40 hex digits: under a signing key's name, a GPG key id or fingerprint, public)
+    return "".join(rng.choice("0123456789abcdef") for _ in range(rng.choice((32, 48, 64))))
 
 
 def turn_end(prompt: str, final: str) -> dict[str, object]:

@@ -257,5 +257,10 @@ register_judge(FieldJudge(
     counter_examples=("KEY                  VALUE\nTOKEN_TTL_SECONDS    86400\nDB_PASSWORD          ********",
                       "| name | type | description |\n|---|---|---|\n| password | string | The user's password |",
                       "| Variable | Value |\n|---|---|\n| `TOKEN_ENDPOINT` | `https://auth.example.com/oauth2/token` |",
-                      "Name: OAUTH_TOKEN_REFRESH_MARGIN\nValue: 300s"),
+                      "Name: OAUTH_TOKEN_REFRESH_MARGIN\nValue: 300s",
+                      # (those of credential-table-cell and credential-name-value, retired for this judge)
+                      "| `SECRET_ARN` | `arn:aws:secretsmanager:eu-west-1:{digits:12}:secret:prod/db-{alnum:6}` |",
+                      "| `JWT_EXPIRES_IN` | `3600` |", "| `OPENAI_API_KEY` | `sk-...{alnum:4}` |",
+                      "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db\n",
+                      "Name: ACCESS_TOKEN_LIFETIME\nValue: 15m", "{\"name\": \"API_TOKEN\", \"value\": \"sk-...{alnum:4}\"}"),
 ))

@@ -323,11 +323,17 @@ def _delimited(text: str, line: Span, words: tuple[str, ...], out: list[Field]) 
 _ABOVE = re.compile(r"[ \t]*([^\W\d](?:[\w\-./()]| (?=\S)){0,40})[ \t]*:?[ \t]*\r?\n[ \t]*(\S[^\n]{0,300}?)[ \t]*\r?(?:\n|$)")
 
 
+# a label is not a sentence (the token is glpat-...) and its value not a KEY=value line
+_COPULA = frozenset(("is", "are", "was", "were", "ist", "est", "es", "è", "é", "is:", "was:"))
+_ASSIGNMENT = re.compile(r"[A-Za-z_][\w.\-]*[ \t]*(?:=|: )")
+
+
 def _above(text: str, line: Span, words: tuple[str, ...], out: list[Field]) -> None:
     m = _ABOVE.match(text, line[0])
     # (a value indented deeper than its label is a block's body: class TokenBucket: / def ...)
     if m is not None and m.end(1) <= line[1] and m.group(1).count(" ") <= 4 \
-            and m.start(2) - text.rfind("\n", 0, m.start(2)) <= m.start(1) - line[0] + 1:
+            and m.start(2) - text.rfind("\n", 0, m.start(2)) <= m.start(1) - line[0] + 1 \
+            and _COPULA.isdisjoint(m.group(1).lower().split()) and not _ASSIGNMENT.match(m.group(2)):
         _field(text, m.span(1), m.span(2), words, out)
 
 
