@@ -153,6 +153,9 @@ def id_after_word(text: str, s: int, e: int) -> Spans | None:
     """A national id its label names: its field's value, the number of a document of that type,
     else one right after the label in prose, whose check digits hold for the label's country."""
     e0 = word_end(text, s, e)
+    if e0 - s <= 3 and text.startswith(" ", e0) and e0 + 1 < len(text) and text[e0 + 1].islower() \
+            and text[s:e0].islower():
+        return None  # a short word in prose before another ("nie jest", "sin embargo"): no label
     return field_values(labels.NATIONAL_ID, text, s, e) or _typed_document(text, s, e0) \
         or _in_prose(labels.NATIONAL_ID, text, s, e0)
 

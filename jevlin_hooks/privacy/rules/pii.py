@@ -48,7 +48,8 @@ def _keywords(words: tuple[str, ...], phrases: tuple[str, ...] = ()) -> tuple[st
 # words in nearly every agent text (a file's, a step's, a function's name; git's Author:): looked
 # for with what follows a label's word, as the short ones are
 _EVERYWHERE = frozenset(("name", "author", "isim"))
-_AFTER_SHORT = (":", " ", "=", "\t", '"', "'", "_", "-", "#", ".", "|", ",", "\n", "/", ")", "]", "：", ">")
+# (not a comma: a CSV header's cell is the layout reader's, engine/fields.py)
+_AFTER_SHORT = (":", " ", "=", "\t", '"', "'", "_", "-", "#", ".", "|", "\n", "/", ")", "]", "：", ">")
 # ... and a word everywhere not before one space: "the name of" is prose, "Name  value" a column
 _AFTER_EVERYWHERE = (*(c for c in _AFTER_SHORT if c != " "), "  ", " :", " =", " |", " -", " (", "\r")
 
