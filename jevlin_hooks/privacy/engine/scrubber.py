@@ -8,9 +8,11 @@ Aho-Corasick automaton (privacy/automaton.py); both give the same answer, Hypers
 which patterns cannot match at all and where some can end. The rules that start from a word
 (credentials in other languages, labelled phone numbers) take their positions from the gate.
 Patterns run on a one-byte-per-character view of the text (text.py), so positions need no
-conversion. A value split across lines is also looked for with the joint taken out (joints.py).
-Overlapping findings merge; each redacted span becomes ``[REDACTED:<rule>]`` and nothing of the
-secret (no prefix, no length hint) survives.
+conversion. The rules also read the text's decoded views (views.py: JSON escapes, HTML entities,
+URL-encoding, shell quoting, and values split across lines with the joints taken out), each
+finding mapped back to the original. Overlapping findings merge; each
+redacted span becomes ``[REDACTED:<rule>]`` and nothing of the secret (no prefix, no length
+hint) survives.
 
 Options change how the work is done, never what is found (tests and bench/scrub_equivalence.py
 hold every combination to the same output): ``prefilter`` (use Hyperscan where installed),
@@ -27,9 +29,10 @@ from dataclasses import dataclass
 
 from jevlin_hooks.privacy import automaton, checks
 from jevlin_hooks.privacy.checks import Check
-from jevlin_hooks.privacy.engine import anchored, joints, prefilter, scan
+from jevlin_hooks.privacy.engine import anchored, prefilter, scan, views
 from jevlin_hooks.privacy.engine import windows as by_lines
 from jevlin_hooks.privacy.engine.findings import Finding, merge
+from jevlin_hooks.privacy.engine.joints import Joint
 from jevlin_hooks.privacy.engine.patterns import Pattern, compile_rule
 from jevlin_hooks.privacy.engine.prefilter import Anchors, Ends, Prefilter
 from jevlin_hooks.privacy.engine.text import SURROGATE, Offsets, char_hits, one_byte_view
@@ -147,15 +150,28 @@ class Scrubber:
 
     # --- finding -----------------------------------------------------------------------------
 
-    def find(self, text: str, disabled: Iterable[str] = (), joints: bool = True) -> list[Finding]:
-        """Every finding, before merging. With ``joints``, also what a secret split across lines
-        becomes once its pieces are put back together."""
-        return self._find(text, set(disabled), joints, None)
+    def find(self, text: str, disabled: Iterable[str] = (), decoded: bool = True) -> list[Finding]:
+        """Every finding, before merging and before the cuts grow to whole tokens. With
+        ``decoded``, also what the rules find in the text's decoded views (views.py): encoded
+        values decoded, values split across lines put back together."""
+        off = set(disabled)
+        if not decoded:
+            return self._find(text, off, None)
+        return self._found(text, off, one_byte_view(text))[0]
 
-    def _find(self, text: str, off: set[str], with_joints: bool, across: list[int] | None) -> list[Finding]:
-        """find(); with ``across`` (sorted positions), a match that spans none of them is not
-        checked: the caller (joints.rejoined) drops its findings."""
-        ascii_view = one_byte_view(text)
+    def _found(self, text: str, off: set[str], ascii_view: bytes) -> tuple[list[Finding], list[Joint]]:
+        """What the rules find in the text and in its views; and the text's joints."""
+        out = self._find(text, off, None, ascii_view)
+        layers, joints = views.layers(text, ascii_view, off)
+        if layers:
+            out.extend(views.found(layers, off, self._pii, self.find_across))
+        return out, joints
+
+    def _find(self, text: str, off: set[str], across: list[int] | None, ascii_view: bytes | None = None) -> list[Finding]:
+        """What the rules find in ``text``; with ``across`` (sorted positions), a match that spans
+        none of them is not checked (views.found searches a view's windows so)."""
+        if ascii_view is None:
+            ascii_view = one_byte_view(text)
         lower = text.lower()
         g = _Gate(self, text, lower, ascii_view)
         selected = set(self._always)
@@ -200,13 +216,15 @@ class Scrubber:
                         scan.run(c, text, lower, ascii_view, utf8s, out, across, (found.get(c.pid, []), rule.longest or 0))
                         continue
                 scan.run(c, text, lower, ascii_view, utf8s, out, across, windows=lines.get(i))
-        if with_joints:
-            out.extend(joints.rejoined(text, off, ascii_view, self.find_across))
         return out
 
-    def find_across(self, joined: str, off: set[str], across: list[int]) -> list[Finding]:
-        """What joints.rejoined looks for in a window with its joints taken out."""
-        return self._find(joined, off | self._pii, False, across)
+    def find_across(self, window: str, off: set[str], across: list[int]) -> list[Finding]:
+        """What views.found looks for in a window of a view: the matches that hold an edit."""
+        return self._find(window, off, across)
+
+    def cuts(self, text: str, disabled: Iterable[str] = ()) -> list[Finding]:
+        """The spans scrub() redacts: every finding, merged."""
+        return merge(self._found(text, set(disabled), one_byte_view(text))[0])
 
     def _windows(self, g: _Gate, text: str, lower: str, view: bytes, selected: set[int]) -> dict[int, list[tuple[int, int]]]:
         """Where each rule searched by lines is searched in this text (see windows.py)."""
@@ -252,7 +270,7 @@ class Scrubber:
         """``(clean_text, findings)``; findings hold rule names and positions, never the secret."""
         if not text:
             return text, []
-        findings = merge(self.find(text, disabled))
+        findings = self.cuts(text, disabled)
         if not findings:
             return text, []
         parts = []
@@ -271,7 +289,7 @@ class Scrubber:
             clean, found = self.scrub(texts[0], disabled)
             return [(clean, len(found))]
         joined = FIELD_SEP.join(texts)
-        findings = merge(self.find(joined, disabled)) if joined else []
+        findings = self.cuts(joined, disabled) if joined else []
         out: list[tuple[str, int]] = []
         base = 0
         k = 0
