@@ -10,7 +10,8 @@ which patterns cannot match at all and where some can end. The rules that start 
 Patterns run on a one-byte-per-character view of the text (text.py), so positions need no
 conversion. The rules also read the text's decoded views (views.py: JSON escapes, HTML entities,
 URL-encoding, shell quoting, and values split across lines with the joints taken out), each
-finding mapped back to the original. Overlapping findings merge; each
+finding mapped back to the original. Where findings become cuts, a secret's cut grows to the
+whole token it falls in, wrapped pieces included (whole.py). Overlapping findings merge; each
 redacted span becomes ``[REDACTED:<rule>]`` and nothing of the secret (no prefix, no length
 hint) survives.
 
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 
 from jevlin_hooks.privacy import automaton, checks
 from jevlin_hooks.privacy.checks import Check
-from jevlin_hooks.privacy.engine import anchored, prefilter, scan, views
+from jevlin_hooks.privacy.engine import anchored, prefilter, scan, views, whole
 from jevlin_hooks.privacy.engine import windows as by_lines
 from jevlin_hooks.privacy.engine.findings import Finding, merge
 from jevlin_hooks.privacy.engine.joints import Joint
@@ -107,6 +108,7 @@ class Scrubber:
                     by_end[int(r.longest_in_long_texts)].append((p.pid, p.pattern))
         self.lines: by_lines.LinePlan = by_lines.plan(self.rules, self.checks, self.compiled, self.words, common)
         self._pii = frozenset(r.name for r in self.rules if r.category == "pii")  # a phone number is not split in two
+        self._secret = frozenset(r.name for r in self.rules if r.category == "secret")  # cut whole tokens (whole.py)
         self.hyperscan: Hyperscan | None = None
         self._ready = threading.Event()
         self._wants_hyperscan = prefilter and _hyperscan_installed()
@@ -223,8 +225,14 @@ class Scrubber:
         return self._find(window, off, across)
 
     def cuts(self, text: str, disabled: Iterable[str] = ()) -> list[Finding]:
-        """The spans scrub() redacts: every finding, merged."""
-        return merge(self._found(text, set(disabled), one_byte_view(text))[0])
+        """The spans scrub() redacts: every finding, each secret's grown to its whole token
+        (whole.py; off with ``whole-token`` among ``disabled``), merged."""
+        off = set(disabled)
+        view = one_byte_view(text)
+        findings, joints = self._found(text, off, view)
+        if whole.NAME not in off:
+            findings = whole.whole(text, view, findings, joints, self._secret)
+        return merge(findings)
 
     def _windows(self, g: _Gate, text: str, lower: str, view: bytes, selected: set[int]) -> dict[int, list[tuple[int, int]]]:
         """Where each rule searched by lines is searched in this text (see windows.py)."""
