@@ -32,26 +32,33 @@ _JOINT_RX = compile_bytes(
     r"""(["'])[ \t]*(?:\+[ \t]*)?(?:\\[ \t]*)?(?:\r?\n[ \t]*(?:\+[ \t]*)?)?[rbfuRBFU]{0,2}["']"""
     r"""|(\\\r?\n[ \t]*)"""
     r"""|(?m:^([ \t]*)[A-Za-z0-9+/_\-.~]{8,}(\r?\n)([ \t]*)[A-Za-z0-9+/_\-.~]{4,}={0,2}[ \t]*\r?$)""")
-# Widths panes, viewers and tools wrap at (fold's default, base64's, PEM's, common panes); any
-# other width counts once two lines in a row are exactly that wide (a value wrapped onto three
-# lines or more, `fold -w 57`), and then every line of that width in the text does.
-WRAP_WIDTHS = frozenset((64, 76, 80, 100, 120, 132, 160))
+# Widths panes and viewers wrap at (and fold's default); any other width counts once two lines in
+# a row are exactly that wide, the first cut inside a value (a value wrapped onto three lines or
+# more, `fold -w 57`), and then every line of that width in the text does. (base64 and PEM
+# bodies, 64 and 76 wide, are blocks of one-token lines: _JOINT_RX's third part.)
+WRAP_WIDTHS = frozenset((80, 100, 120, 132, 160))
 _RUN_WIDTH_MIN = 40
 # What a viewer may put before a wrapped line's continuation (in the one-byte view, \x1a).
 CONTINUATION_MARKS = frozenset("↪↳⤷⮑⏎»")
 # what a value's pieces are read as for _secretish: a password holds @ : ! and the like too
 _VALUE_BYTES = frozenset(range(33, 127)) - frozenset(b"\"'`\\")
+_VALUE_BEFORE = re.compile(rb"[!#-&(-\[\]-_a-~]{1,64}$")  # a run of _VALUE_BYTES ending where it is searched to
+_VALUE_AFTER = re.compile(rb"[!#-&(-\[\]-_a-~]{1,64}")
+_TOKEN_AFTER = re.compile(rb"[A-Za-z0-9+/=_\-.~%]+")
+# a line the pane's edge cut inside a value ends in one of these (for the widths two lines show)
+_CUT_END = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
 # what a wrapped line may end with and its continuation start with: a value's characters, not the
 # punctuation that ends or opens a line of code, a list or a comment
 _WRAP_END = _VALUE_BYTES - frozenset(b",;{[(<")
 _WRAP_START = _VALUE_BYTES - frozenset(b"}])>,;")
 _SECRETISH_MIN = 12
 # a line that starts a record of its own, not a wrapped value's next piece: KEY=value, an empty
-# KEY= or key_name=, key: value, a timestamp (env dumps, YAML and logs printed indented, a diff's
-# context lines); a base64 piece's = stays a piece's
-_RECORD_START = re.compile(rb"[+\-]?(?:[A-Za-z_][A-Za-z0-9_.\-]+(?:=[^=\s]|:(?:[ \t]|$))"
-                           rb"|(?:[A-Z][A-Z0-9_]*|[a-z][a-z0-9]*_[a-z0-9_]*)=[ \t]*\r?$)"
-                           rb"|\d{4}-\d\d-\d\d[T ]|\d\d:\d\d:\d\d", re.M)
+# KEY= or key_name=, key = value, a bare ENV_NAME, key: value, a timestamp, a list's bullet, a
+# shell prompt (env dumps, YAML and logs printed indented, a diff's context lines); a base64
+# piece's = stays a piece's
+_RECORD_START = re.compile(rb"[+\-]?(?:[A-Za-z_][A-Za-z0-9_.\-]+(?:=[^=\s]|[ \t]+:?=[ \t]|:(?:[ \t]|$))"
+                           rb"|(?:[A-Z][A-Z0-9_]*|[a-z][a-z0-9]*_[a-z0-9_]*)=[ \t]*\r?$|[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:[ \t]|\r?$))"
+                           rb"|\d{4}-\d\d-\d\d[T ]|\d\d:\d\d:\d\d|(?:[-*+>$%#]|\d{1,3}[.)])[ \t]", re.M)
 
 
 def joints(text: str, view: bytes) -> list[Joint]:
@@ -86,63 +93,110 @@ def joints(text: str, view: bytes) -> list[Joint]:
 
 
 def wraps(text: str, view: bytes) -> list[Joint]:
-    """A hard wrap: a line exactly as wide as the pane (see WRAP_WIDTHS) that ends in a token
-    character, and a next line that goes on with one after its indentation and continuation mark,
-    where the two pieces read together look like a value, not like two words (_secretish). The
-    line's width is counted in characters, or in terminal columns where it holds wide (CJK)
-    characters."""
+    """Hard wraps: a line exactly as wide as its pane, whose value goes on on the next line
+    (_next_piece). The pane's width is one of WRAP_WIDTHS, or one that two lines in a row show,
+    each cut inside a value; a line is counted in characters, or in terminal columns where it
+    holds wide (CJK) characters. Found in C where it can be: a text pays a split and a few maps
+    unless some line is as wide as a pane."""
     lines = view.split(b"\n")
     if len(lines) < 2:
         return []
     lens = list(map(len, lines))
     widths = set(WRAP_WIDTHS)
-    # runs of equal widths, found in C: lens[i] == lens[i + 1]
-    widths.update(w for w in itertools.compress(lens, map(operator.eq, lens, lens[1:])) if w >= _RUN_WIDTH_MIN)
+    for i in itertools.compress(range(len(lens) - 1), map(operator.eq, lens, lens[1:])):
+        # two lines in a row as wide, the first cut inside a value that the second goes on with
+        # (not two log lines of one width: the second starts a record of its own)
+        w = lens[i]
+        if w >= _RUN_WIDTH_MIN and w not in widths and lines[i][-1] in _CUT_END and lines[i + 1][-1] in _CUT_END:
+            content = _after_indent(lines[i + 1])
+            if content and content[0] in _WRAP_START and not _RECORD_START.match(content):
+                widths.add(w)
     # where line i ends is the sum of the lengths up to it plus its i line breaks
     upto = list(itertools.accumulate(lens))
     candidates = [(i, lens[i]) for i in itertools.compress(range(len(lens) - 1), map(widths.__contains__, lens))]
     if not text.isascii():
-        longest = max(widths)
-        for i in range(len(lens) - 1):
-            if lens[i] < longest and 26 in lines[i]:
-                cols = _columns(text, upto[i] + i - lens[i], upto[i] + i)
-                if cols in widths:
-                    candidates.append((i, cols))
+        # a line holding wide characters, counted in columns: only where it could end inside a value
+        for i in [i for i, ln in enumerate(lines[:-1]) if ln and ln[-1] in _WRAP_END and 26 in ln]:
+            content = _after_indent(lines[i + 1])
+            if not content or content[0] not in _WRAP_START:
+                continue
+            cols = _columns(text, upto[i] + i - lens[i], upto[i] + i)
+            if cols != lens[i] and cols in widths:
+                candidates.append((i, cols))
         candidates.sort()
-    # A pane indents every continuation alike. Its indentation at a width: the least of the
-    # lines that follow a line that wide, where they are wrapped in turn, or where they are
-    # indented at all (a flush-left line after the last piece may start the next record); one
-    # space is a value's own space, no pane's indentation. A continuation indented more than its
-    # pane's indentation goes on after a space: the joint reads " " (Bearer⏎ sk-...).
-    blocks: list[list[tuple[int, int]]] = []
-    for c in candidates:
-        if blocks and c == (blocks[-1][-1][0] + 1, blocks[-1][-1][1]):
-            blocks[-1].append(c)
-        else:
-            blocks.append([c])
-    seen: dict[int, list[int]] = {}
-    for block in blocks:
-        starts = [upto[i] + i + 1 for i, _ in block]
-        indents = [_content_start(text, view, a) - a for a in starts]
-        seen.setdefault(block[0][1], []).extend(d for k, (a, d) in enumerate(zip(starts, indents, strict=True))
-                                                if (k + 1 < len(indents) or d > 0) and view[a:a + d] != b" ")
-    pane = {w: min(ds, default=0) for w, ds in seen.items()}
+    if not candidates:
+        return []
     out: list[Joint] = []
-    for block in blocks:
-        for i, width in block:
-            end = upto[i] + i
-            p = _content_start(text, view, end + 1)
-            if lens[i] and _next_piece(text, view, end, p):
-                out.append((end, p, " " if p - end - 1 > pane[width] else ""))
+    pane: dict[int, int] = {}
+    for i, width in candidates:
+        # the cheap tests first: most lines as wide as a pane end a sentence or a row
+        line, nxt = lines[i], lines[i + 1]
+        content = _after_indent(nxt)
+        if not line or line[-1] not in _WRAP_END or not content or content[0] not in _WRAP_START or _RECORD_START.match(content):
+            continue
+        end = upto[i] + i
+        p = _content_start(text, view, end + 1)
+        if not _next_piece(view, end, p):
+            continue
+        if width not in pane:
+            pane[width] = _pane_indent(text, view, lines, [c for c in candidates if c[1] == width], upto)
+        if p - end - 1 > pane[width]:
+            out.append((end, p, " "))
+        elif not _word_beside(_VALUE_BEFORE.search(view, max(0, end - 64), end), _VALUE_AFTER.match(view, p)):
+            out.append((end, p, ""))
     return out
+
+
+def _pane_indent(text: str, view: bytes, lines: list[bytes], candidates: list[tuple[int, int]], upto: list[int]) -> int:
+    """A pane indents every continuation alike. Its indentation, from its ``candidates`` (the
+    lines as wide as it): the least of the lines that follow one, where they are wrapped in turn,
+    or where they are indented at all (a flush-left line after a value's last piece may start
+    the next record); one space is a value's own space, no pane's indentation. A continuation
+    indented more than its pane goes on after a space: its joint reads " " (Bearer⏎ sk-...)."""
+    seen = []
+    for k, (i, width) in enumerate(candidates):
+        a = upto[i] + i + 1
+        nxt = lines[i + 1]
+        d = _content_start(text, view, a + len(nxt) - len(nxt.lstrip(b" \t"))) - a
+        wrapped_in_turn = k + 1 < len(candidates) and candidates[k + 1] == (i + 1, width)
+        if (wrapped_in_turn or d > 0) and (d != 1 or view[a] != 32):
+            seen.append(d)
+    return min(seen, default=0)
+
+
+def _word_beside(before: re.Match[bytes] | None, after: re.Match[bytes] | None) -> bool:
+    """Whether the pane cut between a value and a word of prose, or between two words: joined,
+    a digest and the word after it would read as one random value. A word (the run of a value's
+    characters either side of the cut): letters only, lower case after an optional capital; or
+    all capitals, unless the other side is capitals and digits too (a base32 value's pieces).
+    Before the cut, a short lower-case run is a value's prefix, not a word (Bearer glp⏎at-...)."""
+    runs = [m.group() if m else b"" for m in (before, after)]
+    for k, run in enumerate(runs):
+        if not run.isalpha():
+            continue
+        if run[1:].islower() and (k or run[0] < 97 or len(run) > 6):
+            return True
+        other = runs[1 - k]
+        if run.isupper() and not (other.isupper() and other.isalnum()):
+            return True
+    return False
 
 
 def continues(text: str, view: bytes, end: int) -> int | None:
     """For a secret's cut that reaches the end of a line (whole.py): where the value's next piece
     starts on the next line, when the line looks hard-wrapped at a width that nothing else in the
-    text shows: 40 columns or more, and no line within two of it is wider (a pane's lines are no
-    wider than the one it wrapped), and the next line goes on as a wrapped piece does."""
+    text shows: the next line goes on as a random value's piece does (letters and digits, or
+    both cases: not a name like SESSION_COOKIE_NAME), the line is 40 columns or more, and no line
+    within two of it is wider (a pane's lines are no wider than the one it wrapped)."""
     if end >= len(view) or view[end] != 10:
+        return None
+    p = _content_start(text, view, end + 1)
+    m = _TOKEN_AFTER.match(view, p)
+    piece = m.group() if m else b""
+    if len(piece) < 6 or not (piece.upper() != piece != piece.lower() or any(c in b"0123456789" for c in piece)
+                              and any(65 <= c <= 90 or 97 <= c <= 122 for c in piece)):
+        return None
+    if not _next_piece(view, end, p):
         return None
     start = view.rfind(b"\n", 0, end) + 1
     width = _width(text, view, start, end)
@@ -162,17 +216,14 @@ def continues(text: str, view: bytes, end: int) -> int | None:
         if _width(text, view, at, stop) > width:
             return None
         at = stop + 1
-    p = _content_start(text, view, end + 1)
-    q = p
-    while q < len(view) and view[q] in TOKEN_BYTES:
-        q += 1
-    piece = view[p:q]
-    # without a width to go by, the next line must start as a random value's piece does, not as
-    # a name (SESSION_COOKIE_NAME, HF_TOKEN): letters and digits, or both cases
-    if len(piece) < 6 or not (piece.upper() != piece != piece.lower() or any(c in b"0123456789" for c in piece)
-                              and any(65 <= c <= 90 or 97 <= c <= 122 for c in piece)):
-        return None
-    return p if _next_piece(text, view, end, p) else None
+    return p
+
+
+def _after_indent(line: bytes) -> bytes:
+    """A line of the one-byte view without its indentation and a mark (any non-ASCII character
+    there: a cheap first test, _content_start tells a mark from a word)."""
+    content = line.lstrip(b" \t")
+    return content[1:].lstrip(b" ") if content[:1] == b"\x1a" else content
 
 
 def _content_start(text: str, view: bytes, p: int) -> int:
@@ -187,15 +238,17 @@ def _content_start(text: str, view: bytes, p: int) -> int:
     return p
 
 
-def _next_piece(text: str, view: bytes, end: int, p: int) -> bool:
+def _next_piece(view: bytes, end: int, p: int) -> bool:
     """Whether the next line's content, starting at ``p``, reads as the next piece of a value cut
-    at the line end ``end``: the line ends and the next goes on in a value's characters, the two
-    read together look like a value (_secretish), and the next line does not start a record of
-    its own (_RECORD_START) or a comment."""
-    if end == 0 or end >= len(view) or view[end - 1] not in _WRAP_END:
+    at the line end ``end``: the line ends and the next goes on in a value's characters, the next
+    line does not start a record of its own (_RECORD_START) or a comment, and the two read
+    together look like a value (_secretish)."""
+    n = len(view)
+    if end == 0 or end >= n or p >= n or view[end - 1] not in _WRAP_END or view[p] not in _WRAP_START:
         return False
-    return not (p >= len(view) or view[p] not in _WRAP_START or (view[p] == 35 and view[p + 1:p + 2] in (b" ", b"\t", b"\n", b""))
-                or not _secretish(view, end, p) or _RECORD_START.match(view, p))
+    if (view[p] == 35 and view[p + 1:p + 2] in (b" ", b"\t", b"\n", b"")) or _RECORD_START.match(view, p):
+        return False  # (# and a space: a comment)
+    return _secretish(view, end, p)
 
 
 def _width(text: str, view: bytes, start: int, end: int) -> int:
@@ -204,22 +257,21 @@ def _width(text: str, view: bytes, start: int, end: int) -> int:
 
 
 def _secretish(view: bytes, end: int, start: int) -> bool:
-    """Whether the token run ending the line and the one starting its continuation, read together,
-    look like a value: 12 characters or more with a digit, a capital after the first letter, or
-    one of + / = _ - %  (two words of prose cut by a pane's edge do not)."""
-    a = end
-    while a > 0 and view[a - 1] in _VALUE_BYTES and end - a < 64:
-        a -= 1
-    b = start
-    while b < len(view) and view[b] in _VALUE_BYTES and b - start < 64:
-        b += 1
-    joined = view[a:end] + view[start:b]
+    """Whether the value run ending the line and the one starting its continuation, read
+    together, look like a value: 12 characters or more with a digit, a capital after the first
+    letter, or one of + / = _ - %  (two words of prose cut by a pane's edge do not)."""
+    before = _VALUE_BEFORE.search(view, max(0, end - 64), end)
+    after = _VALUE_AFTER.match(view, start)
+    joined = (before.group() if before else b"") + (after.group() if after else b"")
     if len(joined) < _SECRETISH_MIN:
         return False
     tail = joined[1:]
-    return (any(c in b"0123456789+/=_-%" for c in joined) or tail.lower() != tail)
+    return any(c in b"0123456789+/=_-%" for c in joined) or tail.lower() != tail
+
+
+_BEYOND_LATIN = re.compile("[^\x00-\u10ff]")  # (no character below U+1100 is wide)
 
 
 def _columns(text: str, start: int, end: int) -> int:
     """How many terminal columns text[start:end] takes: two for a wide (East Asian) character."""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text[start:end])
+    return end - start + sum(1 for c in _BEYOND_LATIN.findall(text, start, end) if unicodedata.east_asian_width(c) in "WF")

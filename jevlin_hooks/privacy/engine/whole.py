@@ -35,6 +35,7 @@ _PERCENT_INNER = frozenset(("2F", "2B", "2f", "2b"))  # %3D is padding: at the e
 _PART = r"(?:[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[a-z]+[0-9]{1,3})"
 _WORD = re.compile(rf"{_PART}(?:[-_.]{_PART})*")
 _SEGMENT = 64  # a path's word is shorter: longer segments are read as token
+_FLAG = re.compile(r"-{1,2}[A-Za-z]{1,2}")
 
 
 def whole(text: str, view: bytes, findings: list[Finding], joints: list[joints_.Joint],
@@ -52,6 +53,8 @@ def whole(text: str, view: bytes, findings: list[Finding], joints: list[joints_.
             out.append(f)
             continue
         s, e = _left(text, view, f.start, back), _right(text, view, f.end, ahead)
+        if _FLAG.fullmatch(text, s, f.start):
+            s = f.start  # a command-line flag the value is glued to (mysql -pSECRET) stays
         out.append(f if (s, e) == (f.start, f.end) else Finding(f.rule, s, e))
     return out
 
@@ -91,12 +94,14 @@ def _left(text: str, view: bytes, s: int, back: dict[int, int]) -> int:
     while True:
         while s > 0:
             c = text[s - 1]
-            if c in TOKEN:
+            if s > 2 and text[s - 3] == "%" and text[s - 2] in string.hexdigits and c in string.hexdigits:
+                if text[s - 2:s] not in _PERCENT_INNER:
+                    break  # a URL-encoded character that is no token's (%22 ")
+                s -= 3
+            elif c in TOKEN:
                 s -= 1
             elif c in _INNER and s > 1 and text[s - 2] in TOKEN:
                 s -= 1
-            elif s > 2 and text[s - 3] == "%" and text[s - 2:s] in _PERCENT_INNER:
-                s -= 3
             elif c == "/" and s > 1 and text[s - 2] in TOKEN and not _word(text, s - 1, False):
                 s -= 1
             else:
