@@ -233,7 +233,25 @@ def test_lines_that_start_records_of_their_own_are_not_joined() -> None:
 
 def test_prose_cut_at_a_panes_edge_is_not_joined() -> None:
     rng = random.Random(5)
-    for _ in range(100):
-        words = " ".join("".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(2, 9))) for _ in range(60))
-        text = "\n".join(words[i:i + 80] for i in range(0, len(words), 80))
+    for _ in range(200):
+        width = rng.choice([80, rng.randint(40, 200)])
+        words = " ".join("".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(2, 9))) + rng.choice(["", "", ",", "."])
+                         for _ in range(120))
+        text = "\n".join(words[i:i + width] for i in range(0, len(words), width))
         assert joints.joints(text, one_byte_view(text)) == [], text
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**64))
+def test_a_width_two_rows_show_counts_where_the_second_row_ends_anywhere(seed: int) -> None:
+    """A long log line wrapped at a width no pane usually has: the first row ends inside a value,
+    the second goes on with it and ends wherever the pane cut it (a comma, a bracket, a stop)."""
+    rng = random.Random(seed)
+    width = rng.choice([w for w in range(40, 201) if w not in joints.WRAP_WIDTHS])
+    tok = "".join(rng.choice(ALNUM) for _ in range(40))
+    k = rng.randint(6, 30)
+    first = ("log " + "x" * width + " token=")[-(width - k):] + tok[:k]
+    words = " ".join(rng.choice(["request", "went", "on", "retry", "ok"]) for _ in range(80))
+    second = (tok[k:] + " " + words)[:width - 1] + rng.choice(".,;)]")
+    text = f"{first}\n{second}\nend of it\n"
+    assert width in {a for a, _, r in joints.joints(text, one_byte_view(text)) if not r}, text

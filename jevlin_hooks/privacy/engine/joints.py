@@ -45,12 +45,13 @@ _VALUE_BYTES = frozenset(range(33, 127)) - frozenset(b"\"'`\\")
 _VALUE_BEFORE = re.compile(rb"[!#-&(-\[\]-_a-~]{1,64}$")  # a run of _VALUE_BYTES ending where it is searched to
 _VALUE_AFTER = re.compile(rb"[!#-&(-\[\]-_a-~]{1,64}")
 _TOKEN_AFTER = re.compile(rb"[A-Za-z0-9+/=_\-.~%]+")
-# a line the pane's edge cut inside a value ends in one of these (for the widths two lines show)
-_CUT_END = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
 # what a wrapped line may end with and its continuation start with: a value's characters, not the
 # punctuation that ends or opens a line of code, a list or a comment
 _WRAP_END = _VALUE_BYTES - frozenset(b",;{[(<")
 _WRAP_START = _VALUE_BYTES - frozenset(b"}])>,;")
+# a line cut inside a word or a value ends in one of these, not in a sentence's or a line's
+# punctuation (for the widths two lines show)
+_CUT_END = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
 _SECRETISH_MIN = 12
 # a line that starts a record of its own, not a wrapped value's next piece: KEY=value, an empty
 # KEY= or key_name=, key = value, a bare ENV_NAME, key: value, a timestamp, a list's bullet, a
@@ -104,10 +105,10 @@ def wraps(text: str, view: bytes) -> list[Joint]:
     lens = list(map(len, lines))
     widths = set(WRAP_WIDTHS)
     for i in itertools.compress(range(len(lens) - 1), map(operator.eq, lens, lens[1:])):
-        # two lines in a row as wide, the first cut inside a value that the second goes on with
-        # (not two log lines of one width: the second starts a record of its own)
+        # two lines in a row as wide, the first cut inside a word or a value that the second goes
+        # on with (not two log lines of one width: the second starts a record of its own)
         w = lens[i]
-        if w >= _RUN_WIDTH_MIN and w not in widths and lines[i][-1] in _CUT_END and lines[i + 1][-1] in _CUT_END:
+        if w >= _RUN_WIDTH_MIN and w not in widths and lines[i][-1] in _CUT_END:
             content = _after_indent(lines[i + 1])
             if content and content[0] in _WRAP_START and not _RECORD_START.match(content):
                 widths.add(w)
