@@ -125,8 +125,11 @@ def _in_words(text: str, edits: list[tuple[int, int, str, str]]) -> list[Edit]:
     out: list[Edit] = []
     for k, (a, b, part, r) in enumerate(edits):
         if r in _IN_WORD_QUOTE:
-            before = edits[k - 1][3][-1:] if k and edits[k - 1][1] == a else text[a - 1:a]
-            after = edits[k + 1][3][:1] if k + 1 < len(edits) and edits[k + 1][0] == b else text[b:b + 1]
+            prev = edits[k - 1] if k and edits[k - 1][1] == a else None
+            nxt = edits[k + 1] if k + 1 < len(edits) and edits[k + 1][0] == b else None
+            # (two idioms in a row quote two quotes of one word)
+            before = "x" if prev and part == prev[2] == SHELL else prev[3][-1:] if prev else text[a - 1:a]
+            after = "x" if nxt and part == nxt[2] == SHELL else nxt[3][:1] if nxt else text[b:b + 1]
             stops = _NOT_IN_SHELL_WORD if part == SHELL else _NOT_IN_WORD
             if before and after and before not in stops and after not in stops:
                 r = _IN_WORD_QUOTE[r]
