@@ -16,8 +16,9 @@ from urllib.parse import quote
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from jevlin_hooks.privacy import scrub
-from jevlin_hooks.privacy.engine import Scrubber, joints, views
+from jevlin_hooks import config_cmd
+from jevlin_hooks.privacy import docs, scrub
+from jevlin_hooks.privacy.engine import Scrubber, joints, views, whole
 from jevlin_hooks.privacy.engine.text import one_byte_view
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs", "Cc")) | st.sampled_from("\n\t\"'\\/&%<>"), max_size=80)
@@ -260,3 +261,9 @@ def test_a_width_two_rows_show_counts_where_the_second_row_ends_anywhere(seed: i
     second = (tok[k:] + " " + words)[:width - 1] + rng.choice(".,;)]")
     text = f"{first}\n{second}\nend of it\n"
     assert width in {a for a, _, r in joints.joints(text, one_byte_view(text)) if not r}, text
+
+
+def test_the_example_config_and_the_docs_name_every_part() -> None:
+    example, page = config_cmd.example_text(), docs.markdown()
+    for name in (*views.OFF, whole.NAME):
+        assert name in example and f"`{name}`" in page, name
