@@ -146,7 +146,8 @@ def test_a_secret_through_any_encoding_is_cut_whole(seed: int) -> None:
                  quote(secret, safe=""), secret.replace("'", "'\\''")}
         left = [p for f in forms for p in _pieces(f) if p in clean]
         assert not left, (how, left[:3], text, clean)
-        assert decoy in clean, (how, text, clean)
+        # and what they keep in plain text (most UUIDs: not every one, after a long token) they keep
+        assert decoy in clean or decoy not in plain, (how, text, clean)
 
 
 def test_personal_data_is_found_encoded_but_never_across_a_joint() -> None:
