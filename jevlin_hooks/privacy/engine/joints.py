@@ -114,10 +114,13 @@ def wraps(text: str, view: bytes) -> list[Joint]:
             content = _after_indent(lines[i + 1])
             if content and content[0] in _WRAP_START and not _RECORD_START.match(content):
                 widths.add(w)
+    candidates = [(i, lens[i]) for i in itertools.compress(range(len(lens) - 1), map(widths.__contains__, lens))]
+    ascii_only = text.isascii()
+    if not candidates and ascii_only:
+        return []
     # where line i ends is the sum of the lengths up to it plus its i line breaks
     upto = list(itertools.accumulate(lens))
-    candidates = [(i, lens[i]) for i in itertools.compress(range(len(lens) - 1), map(widths.__contains__, lens))]
-    if not text.isascii():
+    if not ascii_only:
         # a line holding wide characters, counted in columns: only where it could end inside a value
         for i in [i for i, ln in enumerate(lines[:-1]) if ln and ln[-1] in _WRAP_END and 26 in ln]:
             content = _after_indent(lines[i + 1])
