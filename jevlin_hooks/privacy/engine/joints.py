@@ -122,11 +122,16 @@ def wraps(text: str, view: bytes) -> list[Joint]:
     upto = list(itertools.accumulate(lens))
     if not ascii_only:
         # a line holding wide characters, counted in columns: only where it could end inside a value
+        # (each character outside ASCII, \x1a in the view, takes one column or two)
+        top = max(widths)
         for i in [i for i, ln in enumerate(lines[:-1]) if ln and ln[-1] in _WRAP_END and 26 in ln]:
-            content = _after_indent(lines[i + 1])
-            if not content or content[0] not in _WRAP_START:
+            n = lens[i]
+            if n >= top or not any(n < w <= n + lines[i].count(26) for w in widths):
                 continue
-            cols = _columns(text, upto[i] + i - lens[i], upto[i] + i)
+            content = _after_indent(lines[i + 1])
+            if not content or content[0] not in _WRAP_START or _RECORD_START.match(content):
+                continue
+            cols = _columns(text, upto[i] + i - n, upto[i] + i)
             if cols != lens[i] and cols in widths:
                 candidates.append((i, cols))
         candidates.sort()
