@@ -258,14 +258,10 @@ def main() -> None:
         if "queue" not in skip:
             import queue_vs_otel
 
-            print("\n4. queue: the daemon (scrub + hash + batch + gzip + POST + delete) beside the OpenTelemetry SDK")
-            srv, url = queue_vs_otel.serve()
-            try:
-                rows = [queue_vs_otel.compare(n, srv, url, "jevlin", tmp)
-                        for n in ([1000, 10000] if args.quick else [1000, 10000, 100000])]
-            finally:
-                srv.shutdown()
-            queue_vs_otel.print_rows(rows)
+            print("\n4. queue: the daemon (scrub + hash + spans + gzip + POST + delete) beside the OpenTelemetry SDK, "
+                  "OTLP/HTTP protobuf both")
+            queue_vs_otel.print_rows(queue_vs_otel.bench([1000, 10000] if args.quick else [1000, 10000, 100000],
+                                                         ["protobuf"], rounds=2, cores=1))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

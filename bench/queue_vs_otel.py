@@ -1,81 +1,60 @@
-"""The daemon draining a queue, beside the OpenTelemetry Python SDK exporting the same records.
+"""The daemon draining a queue beside the OpenTelemetry Python SDK exporting the same records,
+like for like: same wire format, same receiver, same cores, alternating order.
 
-    .venv/bin/python bench/queue_vs_otel.py [--sizes 10000,100000] [--sink jevlin|otlp]
+    nice -n 10 .venv/bin/python bench/queue_vs_otel.py [--sizes 10000] [--rounds 6]
+        [--formats protobuf,json] [--cores 1] [--sdk-compression none|gzip] [--json FILE] [--tree DIR]
 
-For each size: N search records (1-3 KiB of history, 20% holding a secret) are written into a
-spool; then, in the same run and against the same receiver on 127.0.0.1:
-  * `jevlin-hooks daemon run --once` (read, validate, scrub, hash, batch, gzip, POST, delete
-    after the ack; with 2,048 or more records, worker processes beside it), timed from its
-    start until it exits with the queue empty;
-  * bench/otel_sdk_export.py: the SDK's BatchSpanProcessor + OTLP/HTTP protobuf exporter on
-    the same records, unscrubbed, timed from its start until its force_flush returns.
-Both are whole processes (start-up included); the receiver counts what arrived (spans decoded
-from protobuf, records counted in the gzip JSON) so a dropped record shows. CPU is each side's
-own, worker processes included (wait4 of a process that waited for its children). Memory is
-the largest sum over the process and its children of their proportional set size (PSS, from
-/proc/<pid>/smaps_rollup every 50 ms: a page shared by two processes, libpython or a library's
-code, counts half in each, so the sum is the memory they use together; wait4's peak RSS would
-give only the largest single process, hiding a worker's memory).
+For each size, N search records (bench/spool_records.py: 1-3 KiB of history made of the
+agent-text generator's rows, a fifth of them with a planted secret or personal data) are
+written once; every run gets its own fresh copy of that queue. Then, ``--rounds`` times, the
+order alternating (the daemon first in even rounds, the SDK first in odd ones), each of:
+
+* the daemon: ``jevlin-hooks daemon run --once`` with ``sink = "otlp"`` and ``otlp_protocol``
+  set to the format (read each file, validate, scrub every text, HMAC every id, build the
+  spans, encode, gzip, POST, delete each record once its batch was acknowledged), worker
+  processes included;
+* the SDK: bench/otel_sdk_export.py, the same spans (same names, same attributes, from the raw
+  records: no scrubbing, no hashing) through a BatchSpanProcessor and the SDK's own OTLP/HTTP
+  exporter for that format, without compression (its default; ``--sdk-compression gzip`` for
+  its gzip, level 9);
+
+each a whole process timed from its start until it exits (start-up included), pinned with
+``sched_setaffinity`` to the same ``--cores`` CPUs (children inherit it: the daemon's workers
+share them). The receiver (bench/otlp_receiver.py) is a process of its own, pinned to the other
+CPUs when there are any; it decodes every request fully with opentelemetry-proto's classes and
+counts spans, and a run whose span count is not N, or with a request it could not decode,
+fails. Per run: records/s (N / wall seconds), CPU ms per record (user + system of the process
+and every child it waited for, from wait4), and peak PSS of the process and its children
+together (sampled from /proc/<pid>/smaps_rollup every 50 ms). Reported per side as
+min / median / max over rounds, and the daemon/SDK ratios of each round's pair.
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
+import json
 import os
-import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import urllib.request
+from collections.abc import Callable
+from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "bench"))
+BENCH = os.path.join(ROOT, "bench")
+sys.path.insert(0, BENCH)
 
-from daemon_throughput import make_records  # noqa: E402
+from spool_records import copy_spool, make_spool  # noqa: E402
+
+PROTOCOL = {"protobuf": "http/protobuf", "json": "http/json"}
 
 
-class Receiver(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    # As production servers do (Go's net/http, nginx, uvicorn): with Nagle's algorithm on, the
-    # answer's body waits for the client's delayed ACK of its headers, 40 ms per request here,
-    # which the SDK's export thread hides and a sender waiting for each answer does not.
-    disable_nagle_algorithm = True
-    received = {"spans": 0, "records": 0}
-    lock = threading.Lock()
-
-    def log_message(self, *a: object) -> None:
-        pass
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        if self.headers.get("Content-Encoding") == "gzip":
-            body = gzip.decompress(body)
-        if self.headers.get("Content-Type", "").startswith("application/x-protobuf"):
-            from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-
-            req = ExportTraceServiceRequest()
-            req.ParseFromString(body)
-            n = sum(len(ss.spans) for rs in req.resource_spans for ss in rs.scope_spans)
-            key = "spans"
-        else:
-            # counted without parsing, so the receiver costs each side about the same
-            if body.startswith(b'{"resourceSpans"'):
-                n, key = body.count(b'"spanId"'), "spans"
-            else:
-                n, key = body.count(b'"record_id"'), "records"
-        with self.lock:
-            self.received[key] += n
-        out = b"{}"
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
-
+# --- processes --------------------------------------------------------------------------------
 
 def _pss_kb(pid: int) -> int:
     try:
@@ -88,7 +67,8 @@ def _pss_kb(pid: int) -> int:
     return 0
 
 
-def _family(pid: int) -> list[int]:
+def family(pid: int) -> list[int]:
+    """The process and its children (the daemon's workers)."""
     out = [pid]
     try:
         for tid in os.listdir(f"/proc/{pid}/task"):
@@ -99,16 +79,26 @@ def _family(pid: int) -> list[int]:
     return out
 
 
+def family_pss_mb(pid: int) -> float:
+    return sum(_pss_kb(p) for p in family(pid)) / 1024
+
+
+def pinned(cpus: set[int] | None) -> Callable[[], None] | None:
+    if not cpus:
+        return None
+    return lambda: os.sched_setaffinity(0, cpus)
+
+
 def reap(proc: subprocess.Popen[bytes]) -> tuple[float, float]:
-    """Wait for ``proc``: (CPU seconds of it and the children it waited for, peak memory MB of
-    it and its children together, PSS)."""
-    peak = 0
+    """Wait for ``proc``: (CPU seconds of it and every child it waited for, peak PSS MB of it and
+    its children together)."""
+    peak = 0.0
     done = threading.Event()
 
     def sample() -> None:
         nonlocal peak
         while not done.wait(0.05):
-            peak = max(peak, sum(_pss_kb(p) for p in _family(proc.pid)))
+            peak = max(peak, family_pss_mb(proc.pid))
 
     t = threading.Thread(target=sample, daemon=True)
     t.start()
@@ -116,85 +106,182 @@ def reap(proc: subprocess.Popen[bytes]) -> tuple[float, float]:
     done.set()
     t.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return ru.ru_utime + ru.ru_stime, peak / 1024
+    return ru.ru_utime + ru.ru_stime, peak
 
 
-def run_daemon(home: str, url: str, sink: str) -> tuple[float, float, float]:
-    """(seconds, CPU seconds, peak PSS MB, the process and its children together)."""
-    endpoint = url + ("/v1/records" if sink == "jevlin" else "")
+class Receiver:
+    def __init__(self, cpus: set[int] | None) -> None:
+        self.proc = subprocess.Popen([sys.executable, os.path.join(BENCH, "otlp_receiver.py")],
+                                     stdout=subprocess.PIPE, preexec_fn=pinned(cpus))
+        assert self.proc.stdout is not None
+        self.url = f"http://127.0.0.1:{int(self.proc.stdout.readline())}"
+
+    def reset(self) -> None:
+        urllib.request.urlopen(urllib.request.Request(self.url + "/reset", data=b"", method="POST")).read()
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = json.loads(urllib.request.urlopen(self.url + "/count").read())
+        return out
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+# --- one run of each side ---------------------------------------------------------------------
+
+def run_daemon(home: str, url: str, fmt: str, cpus: set[int] | None, tree: str = ROOT) -> tuple[float, float, float]:
+    """(seconds, CPU seconds, peak PSS MB). ``tree``: the checkout whose daemon runs (another
+    one, from `git archive REV | tar -x -C DIR`, for a before/after)."""
     with open(os.path.join(home, "config.toml"), "w") as f:
-        f.write(f'[ship]\nsink = "{sink}"\nendpoint = "{endpoint}"\napi_key = "k"\n'
-                f'[daemon]\nautostart = false\n[spool]\nmax_mb = 100000\n')
-    env = {**os.environ, "JEVLIN_HOME": home}
+        f.write(f'[ship]\nsink = "otlp"\nendpoint = "{url}"\notlp_protocol = "{PROTOCOL[fmt]}"\n'
+                '[daemon]\nautostart = false\n[spool]\nmax_mb = 100000\n')
+    env = {**os.environ, "JEVLIN_HOME": home, "PYTHONPATH": tree}
     t0 = time.perf_counter()
-    # `run --once` drains the queue and exits (draining, the long-running daemon does the same
-    # work: its file watcher is off while a backlog lasts), so both sides are timed start to exit
-    proc = subprocess.Popen([sys.executable, "-m", "jevlin_hooks.cli", "daemon", "run", "--once"], env=env)
-    cpu, rss = reap(proc)
+    # `run --once` drains the queue and exits; draining, the long-running daemon does the same work
+    proc = subprocess.Popen([sys.executable, "-m", "jevlin_hooks.cli", "daemon", "run", "--once"], env=env,
+                            preexec_fn=pinned(cpus), cwd=tree)
+    cpu, pss = reap(proc)
     took = time.perf_counter() - t0
     assert proc.returncode == 0, "the daemon failed"
-    left = sum(len(os.listdir(os.path.join(home, "spool", d))) for d in ("new", "cur"))
+    left = sum(len(os.listdir(os.path.join(home, "spool", d))) for d in ("new", "cur", "quarantine"))
     assert left == 0, f"{left} records left in the spool"
-    return took, cpu, rss
+    return took, cpu, pss
 
 
-def run_sdk(spool_new: str, url: str) -> tuple[float, float, float]:
+def run_sdk(home: str, url: str, fmt: str, cpus: set[int] | None, compression: str) -> tuple[float, float, float]:
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "bench", "otel_sdk_export.py"), spool_new, url])
-    cpu, rss = reap(proc)
+    proc = subprocess.Popen([sys.executable, os.path.join(BENCH, "otel_sdk_export.py"),
+                             os.path.join(home, "spool", "new"), url + "/v1/traces", fmt, compression],
+                            preexec_fn=pinned(cpus))
+    cpu, pss = reap(proc)
     took = time.perf_counter() - t0
     assert proc.returncode == 0, "the SDK exporter failed"
-    return took, cpu, rss
+    return took, cpu, pss
 
 
-def compare(n: int, srv: ThreadingHTTPServer, url: str, sink: str, tmp: str) -> dict[str, float]:
-    """One size: the SDK first (it leaves the spool as it is), then the daemon on the same files."""
-    home = os.path.join(tmp, f"q{n}")
-    make_records(home, n, random.Random(n))
-    # The hooks fsync every record they queue; the bench writes them without, for speed, so it
-    # syncs them here: otherwise the daemon's first directory fsync pays for writing them all.
-    os.sync()
-    new = os.path.join(home, "spool", "new")
-    Receiver.received.update(spans=0, records=0)
-    sdk_s, sdk_cpu, sdk_rss = run_sdk(new, url)
-    got_sdk = Receiver.received["spans"]
-    Receiver.received.update(spans=0, records=0)
-    d_s, d_cpu, d_rss = run_daemon(home, url, sink)
-    got_d = Receiver.received["records" if sink == "jevlin" else "spans"]
+def one(side: str, n: int, template: str, tmp: str, rcv: Receiver, fmt: str, cpus: set[int] | None,
+        compression: str, tree: str = ROOT) -> dict[str, float]:
+    home = os.path.join(tmp, f"run-{side}")
     shutil.rmtree(home, ignore_errors=True)
-    return {"n": n, "daemon_rps": n / d_s, "daemon_cpu_ms": d_cpu / n * 1000, "daemon_rss": d_rss,
-            "daemon_got": got_d, "sdk_rps": n / sdk_s, "sdk_cpu_ms": sdk_cpu / n * 1000, "sdk_rss": sdk_rss,
-            "sdk_got": got_sdk}
+    copy_spool(template, home)
+    # The hooks fsync every record they queue; the copy is written without, so it is synced here:
+    # otherwise whichever side runs first pays for writing it back.
+    os.sync()
+    rcv.reset()
+    if side == "daemon":
+        took, cpu, pss = run_daemon(home, rcv.url, fmt, cpus, tree)
+    else:
+        took, cpu, pss = run_sdk(home, rcv.url, fmt, cpus, compression)
+    got = rcv.counts()
+    shutil.rmtree(home, ignore_errors=True)
+    assert got["errors"] == 0, f"{side}: {got['errors']} request(s) the receiver could not decode"
+    assert got["spans"] == n, f"{side}: {got['spans']} spans arrived, {n} expected"
+    return {"rps": n / took, "cpu_ms": cpu / n * 1000, "pss": pss, "bytes": got["bytes"] / n, "requests": got["requests"]}
 
 
-def serve() -> tuple[ThreadingHTTPServer, str]:
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    return srv, f"http://127.0.0.1:{srv.server_address[1]}"
+# --- rounds and the summary -------------------------------------------------------------------
+
+def spread(xs: list[float]) -> tuple[float, float, float]:
+    return min(xs), statistics.median(xs), max(xs)
 
 
-def print_rows(rows: list[dict[str, float]]) -> None:
-    print(f"{'queued':>8} | {'daemon rec/s':>12} {'CPU ms/rec':>10} {'PSS MB':>7} | "
-          f"{'SDK rec/s':>10} {'CPU ms/rec':>10} {'PSS MB':>7} | {'rate ratio':>10} | arrived (daemon/SDK)")
+def compare(n: int, fmt: str, rounds: int, template: str, tmp: str, rcv: Receiver, cpus: set[int] | None,
+            compression: str, tree: str = ROOT, log: Callable[[str], None] = print) -> dict[str, Any]:
+    runs: dict[str, list[dict[str, float]]] = {"daemon": [], "sdk": []}
+    for r in range(rounds):
+        for side in (("daemon", "sdk") if r % 2 == 0 else ("sdk", "daemon")):
+            runs[side].append(one(side, n, template, tmp, rcv, fmt, cpus, compression, tree))
+        d, s = runs["daemon"][-1], runs["sdk"][-1]
+        log(f"  {fmt} n={n:,} round {r + 1}/{rounds}: daemon {d['rps']:,.0f} rec/s {d['cpu_ms']:.3f} CPU ms/rec "
+            f"{d['pss']:.0f} MB | SDK {s['rps']:,.0f} rec/s {s['cpu_ms']:.3f} CPU ms/rec {s['pss']:.0f} MB "
+            f"| load {os.getloadavg()[0]:.1f}")
+    out: dict[str, Any] = {"n": n, "format": fmt, "rounds": rounds, "runs": runs}
+    for key in ("rps", "cpu_ms", "pss", "bytes"):
+        for side in runs:
+            out[f"{side}_{key}"] = spread([x[key] for x in runs[side]])
+    out["rate_ratio"] = spread([d["rps"] / s["rps"] for d, s in zip(runs["daemon"], runs["sdk"], strict=True)])
+    out["cpu_ratio"] = spread([d["cpu_ms"] / s["cpu_ms"] for d, s in zip(runs["daemon"], runs["sdk"], strict=True)])
+    return out
+
+
+def fmt3(t: tuple[float, float, float], f: str) -> str:
+    return "/".join(format(x, f) for x in t)
+
+
+def print_rows(rows: list[dict[str, Any]]) -> None:
+    print("min/median/max over rounds; ratios are daemon/SDK of each round's pair")
+    print(f"{'format':>8} {'queued':>7} | {'daemon rec/s':>17} {'CPU ms/rec':>17} {'PSS MB':>11} | "
+          f"{'SDK rec/s':>17} {'CPU ms/rec':>17} {'PSS MB':>11} | {'rate ratio':>14} {'CPU/rec ratio':>14}")
     for r in rows:
-        print(f"{r['n']:>8,} | {r['daemon_rps']:>12,.0f} {r['daemon_cpu_ms']:>10.3f} {r['daemon_rss']:>7.0f} | "
-              f"{r['sdk_rps']:>10,.0f} {r['sdk_cpu_ms']:>10.3f} {r['sdk_rss']:>7.0f} | "
-              f"{r['daemon_rps'] / r['sdk_rps']:>9.2f}x | {r['daemon_got']:,}/{r['sdk_got']:,}")
+        print(f"{r['format']:>8} {r['n']:>7,} | {fmt3(r['daemon_rps'], '.0f'):>17} {fmt3(r['daemon_cpu_ms'], '.3f'):>17} "
+              f"{fmt3(r['daemon_pss'], '.0f'):>11} | {fmt3(r['sdk_rps'], '.0f'):>17} {fmt3(r['sdk_cpu_ms'], '.3f'):>17} "
+              f"{fmt3(r['sdk_pss'], '.0f'):>11} | {fmt3(r['rate_ratio'], '.2f'):>14} {fmt3(r['cpu_ratio'], '.2f'):>14}")
+    print("bytes on the wire per record (median): " + ", ".join(
+        f"{r['format']} n={r['n']:,}: daemon {r['daemon_bytes'][1]:,.0f} (gzip), SDK {r['sdk_bytes'][1]:,.0f}" for r in rows))
+
+
+def sdk_has_json() -> bool:
+    try:
+        import opentelemetry.exporter.otlp.json.http.trace_exporter  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def cpu_sets(cores: int) -> tuple[set[int], set[int] | None]:
+    """The CPUs each side is pinned to, and the receiver's (the rest; None: shared)."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if cores > len(allowed):
+        raise SystemExit(f"--cores {cores}: only {len(allowed)} CPU(s) here")
+    side, rest = set(allowed[:cores]), set(allowed[cores:])
+    return side, (rest or None)
+
+
+def bench(sizes: list[int], formats: list[str], rounds: int, cores: int, compression: str = "none",
+          seed: int = 1, secret_share: float = 0.2, tree: str = ROOT) -> list[dict[str, Any]]:
+    if "json" in formats and not sdk_has_json():
+        print("the SDK's OTLP/JSON exporter (opentelemetry-exporter-otlp-json-http) is not installed: "
+              "protobuf only")
+        formats = [f for f in formats if f != "json"]
+    side_cpus, rcv_cpus = cpu_sets(cores)
+    print(f"python {sys.version.split()[0]}; each side on CPU(s) {sorted(side_cpus)}, the receiver on "
+          f"{sorted(rcv_cpus) if rcv_cpus else 'the same'}; SDK compression: {compression}; "
+          f"load {os.getloadavg()[0]:.1f}")
+    tmp = tempfile.mkdtemp(prefix="jevlin-otel-bench-")
+    rcv = Receiver(rcv_cpus)
+    rows = []
+    try:
+        for n in sizes:
+            template = os.path.join(tmp, f"template-{n}")
+            make_spool(template, n, seed, secret_share)
+            for fmt in formats:
+                rows.append(compare(n, fmt, rounds, template, tmp, rcv, side_cpus, compression, tree))
+            shutil.rmtree(template, ignore_errors=True)
+    finally:
+        rcv.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return rows
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sizes", default="10000,100000")
-    ap.add_argument("--sink", default="jevlin", choices=("jevlin", "otlp"))
+    ap.add_argument("--sizes", default="10000")
+    ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--formats", default="protobuf,json")
+    ap.add_argument("--cores", type=int, default=1, help="CPUs each side is pinned to")
+    ap.add_argument("--sdk-compression", default="none", choices=("none", "gzip"))
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--secret-share", type=float, default=0.2)
+    ap.add_argument("--json", help="also write every run's figures to this file")
+    ap.add_argument("--tree", default=ROOT, help="the checkout whose daemon runs (default: this one)")
     args = ap.parse_args()
-    srv, url = serve()
-    tmp = tempfile.mkdtemp(prefix="jevlin-otel-bench-")
-    try:
-        rows = [compare(int(n), srv, url, args.sink, tmp) for n in args.sizes.split(",")]
-    finally:
-        srv.shutdown()
-        shutil.rmtree(tmp, ignore_errors=True)
+    rows = bench([int(n) for n in args.sizes.split(",")], args.formats.split(","), args.rounds, args.cores,
+                 args.sdk_compression, args.seed, args.secret_share, os.path.abspath(args.tree))
     print_rows(rows)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,8 @@ from test_failclosed_daemon import cli, daemon_log
 from jevlin_hooks.privacy import ids, record
 from jevlin_hooks.ship import prepare
 
-pytestmark = pytest.mark.skipif(prepare.worker_count() < 1, reason="one core: the daemon prepares every record itself")
+pytestmark = pytest.mark.skipif(prepare.worker_count(1) < 1, reason="one core: the daemon prepares every record itself")
+WORKERS = "workers = 1\n"  # [daemon] workers: none unless asked
 
 N = prepare.MIN_BACKLOG + 452  # enough for the daemon to start workers
 HANG = 180  # seconds: only a real hang takes this long (every wait below is for an event or a file)
@@ -99,13 +100,13 @@ def drain_once(home: str) -> None:
 def started_with_workers(home: str, srv: FaultServer) -> Iterator[tuple[Daemon, dict[str, dict[str, Any]], list[int]]]:
     """A long-running daemon on a backlog, batches of 40 to a slow server: (daemon, records, its
     workers); killed on the way out if the test left it running."""
-    write_config(home, "jevlin", srv.url, extra="batch_size = 40\n")
+    write_config(home, "jevlin", srv.url, extra="batch_size = 40\n" + WORKERS)
     raw = fill(home)
     d = Daemon(home).start()
     try:
         assert d.proc is not None
         pid = d.proc.pid
-        wait_for(lambda: len(children(pid)) == prepare.worker_count(), HANG, "worker processes")
+        wait_for(lambda: len(children(pid)) == prepare.worker_count(1), HANG, "worker processes")
         yield d, raw, children(pid)
     finally:
         d.__exit__(None, None, None)
@@ -120,7 +121,7 @@ def restart_delivers_everything(home: str, srv: FaultServer, raw: dict[str, dict
 
 def test_workers_send_what_the_daemon_would_each_record_once_nothing_raw(home):
     with FaultServer() as srv:
-        write_config(home, "jevlin", srv.url + "/v1/records")
+        write_config(home, "jevlin", srv.url + "/v1/records", extra=WORKERS)
         raw = fill(home)
         bad = {"00000000000000000001.1.bad1.json": b"{not json", "00000000000000000002.1.bad2.json":
                json.dumps({"kind": "search", "record_id": "f" * 32, "ts": "2026-11-30T10:00:00Z"}).encode()}
@@ -181,7 +182,7 @@ def test_the_local_store_gets_the_same_rows_through_workers(home):
     workers add the local extras exactly as the daemon does), nothing raw in the database."""
     import sqlite3
 
-    write_config(home, "local")
+    write_config(home, "local", extra=WORKERS)
     raw = fill(home)
     for i, rid in enumerate(list(raw)[:50]):  # a result summary on some of them
         raw[rid]["result"] = {"lines": 3, "preview": f"result {i}\nexport GITHUB_TOKEN={GH}\n"}
@@ -198,8 +199,7 @@ def test_the_local_store_gets_the_same_rows_through_workers(home):
     rows = dict(db.execute("select record_id, body from records").fetchall())
     assert set(rows) == set(raw)
     for rid in list(raw)[:50] + list(raw)[-50:]:
-        want = record.make_safe(raw[rid], key)
-        want.update(record.local_extras(raw[rid]))
+        want = record.make_safe(raw[rid], key, local=True)
         assert json.loads(rows[rid]) == want, rid
     assert "[REDACTED:" in json.loads(rows[list(raw)[0]])["result"]["preview"]
     stored = open(os.path.join(home, "traces.db"), "rb").read()
@@ -217,14 +217,14 @@ def test_sigterm_with_a_hung_worker_stops_the_daemon_and_loses_nothing(home):
     say (in its status) that it waits on the stopped worker, and checks which way it stopped (its
     log), not how long that took."""
     with FaultServer(default="slow:0.05") as srv:
-        write_config(home, "jevlin", srv.url, extra="batch_size = 40\n")
+        write_config(home, "jevlin", srv.url, extra="batch_size = 40\n" + WORKERS)
         raw = fill(home)
         d = Daemon(home).start()
         workers: list[int] = []
         try:
             assert d.proc is not None
             pid = d.proc.pid
-            wait_for(lambda: len(children(pid)) == prepare.worker_count(), HANG, "worker processes")
+            wait_for(lambda: len(children(pid)) == prepare.worker_count(1), HANG, "worker processes")
             workers = children(pid)
             for w in workers:
                 os.kill(w, signal.SIGSTOP)

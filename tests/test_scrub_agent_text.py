@@ -595,10 +595,11 @@ def test_network_blocks_and_pinned_versions_are_no_addresses():
     for text in ("allow 10.0.0.0/8 and 192.168.1.0/24", "the VPC is 172.16.0.0/12.", "pip install requests==2.31.0.1",
                  "pin foo~=1.2.3.4 and bar>=4.0.0.1"):
         assert scrub.scrub(text)[0] == text, scrub.scrub(text)
-    for text, ip in (("ssh to 10.1.2.3/8", "10.1.2.3"), ("route 10.1.2.3/32", "10.1.2.3"), ("where ip==10.2.3.4", "10.2.3.4"),
-                     ("status.podIP==10.0.0.5", "10.0.0.5"), ("x >= 10.0.0.1", "10.0.0.1"),
+    # (public addresses: a private or reserved one stays anyway)
+    for text, ip in (("ssh to 81.1.2.3/8", "81.1.2.3"), ("route 81.1.2.3/32", "81.1.2.3"), ("where ip==81.2.3.4", "81.2.3.4"),
+                     ("status.podIP==81.0.0.5", "81.0.0.5"), ("x >= 81.0.0.1", "81.0.0.1"),
                      # a version word or == at the end of the line before is not before the address
-                     ('"abc=="\n10.101.104.186 - - [30/Nov/2026] GET /', "10.101.104.186"), ("version\n10.1.2.3 up", "10.1.2.3")):
+                     ('"abc=="\n81.101.104.186 - - [30/Nov/2026] GET /', "81.101.104.186"), ("version\n81.1.2.3 up", "81.1.2.3")):
         assert ip not in scrub.scrub(text)[0], text
 
 

@@ -21,6 +21,7 @@ from jevlin_hooks.privacy.checks.values import ASSIGN_NAME, QUOTED_NAME, name_en
 from jevlin_hooks.privacy.engine import Scrubber, views
 from jevlin_hooks.privacy.engine.scan import next_email
 from jevlin_hooks.privacy.engine.text import ASCII_OFFSETS, Groups, one_byte_view
+from jevlin_hooks.privacy.public import public_value
 from jevlin_hooks.privacy.regex import ANCHOR_BOTH, UNANCHORED
 
 
@@ -141,7 +142,8 @@ def test_fake_value_test_on_ascii_is_the_regex_test() -> None:
 
 
 def _placeholder_before(value: str, code: bool = True) -> bool:
-    """heuristics.placeholder_uncached as it was, with sets of the value's characters."""
+    """heuristics.placeholder_uncached as it was, with sets of the value's characters (and the
+    public values of privacy/public.py since)."""
     v = value[:h.CHECK_LIMIT].strip().strip("\"'`")
     if len(v) < 4 or h.ARTIFACT.match(v) or v.endswith(":") or h.has_run(v, 10):
         return True
@@ -160,6 +162,8 @@ def _placeholder_before(value: str, code: bool = True) -> bool:
     if len(set(low) - set("*x.-_ ")) == 0 or len(set(low)) == 1:
         return True
     if code and h.IDENT_PATH.match(v) and not h.random_dotted(v) or h.SNAKE.match(v):
+        return True
+    if public_value(v):  # issue 28: masked values, durations, paths, ARNs, public keys
         return True
     return v.startswith("//") or "::" in v
 

@@ -27,11 +27,15 @@ queued record and, before any sink sees it:
    others can read it). The same key hashes the ids `jevlin-hooks context` prints, so a search's
    in-band call id matches the shipped one. `jevlin-hooks key rotate` makes a new key: threads
    hashed before no longer join threads hashed after (quarantined records sealed under the old
-   key are resealed under the new one, and it says how many);
+   key are resealed under the new one, and it says how many). A raw id the record carries that
+   also appears inside one of its texts (`claude --resume <session id>` in a prompt, `agentId: ...`,
+   a query or history quoting a tool_use_id) becomes that same hash there too (see "Ids inside
+   the text" below);
 3. **scrubs every free-text field** (`history`, `query`, `prompt`, `final_message`, tool and model
    names, string values in `host_meta`) with the rules below: each finding becomes
-   `[REDACTED:<rule>]`; overlapping findings merge; nothing of a secret survives. Free text is cut
-   to its first 64 KiB first.
+   `[REDACTED:<rule>]`; overlapping findings merge; nothing of a secret survives; and a value cut
+   in one place is cut wherever else it occurs in the record (see "Once found, everywhere"
+   below). Free text is cut to its first 64 KiB first.
 
 A tool's input or output never leaves. Turn-end records are sent only with
 `[miner] turn_end = true`.
@@ -112,6 +116,41 @@ others: `disabled_rules = ["phone-number", "phone-number-labelled", "payment-car
 """
 
 
+ONCE_FOUND = """
+## Ids inside the text
+
+The ids a record carries (its thread, turn and call, the parent thread, call and turn, a fork's
+source) are looked for in each of its texts before scrubbing. Each occurrence, as a whole word (no
+letter or digit right before or after it), becomes the id's keyed hash: the very value of the
+hashed field, so the text still points at the thread or call it named, and joins it. An id of hex
+digits is found in upper and lower case, and a UUID with and without its dashes; any other id
+(`toolu_01...`, `call_...`) only as it is. Ids shorter than 8 characters are not looked for (a
+turn numbered `3` names nothing). This is part of "nothing raw leaves" and cannot be turned off.
+It covers the ids of the record itself: a turn's final message quoting the id of a call or a
+subagent (which its record does not carry) keeps it.
+
+## Once found, everywhere
+
+A value a rule found by its context (a key name, a flag, a word such as *password*, a home path)
+is cut at every other place it occurs in the same text and in the record's other texts, where its
+context is gone: a password caught in a config and repeated in the narration, a user name found in
+`/home/jdoe` and shown again in a prompt `jdoe@host` or an `ls -l` owner column. Such an
+occurrence is redacted as `[REDACTED:<the rule that found the value>]`. Only values that cannot
+be a common word spread: a user name of 3 characters or more, any other value of 8 characters or
+more (a bare number only from 12 digits), or of 6 or more mixing letters with digits or symbols;
+so `admin` or `1234` cut in one place does not wipe the word elsewhere. An occurrence counts only
+as a whole word, unless the value is 16 characters or longer. A value a rule finds on its own (a
+vendor token, a JWT, an e-mail address) is found again wherever it is anyway.
+
+Turn it off with the name `everywhere` in the disabled rules:
+
+```toml
+[privacy]
+disabled_rules = ["everywhere"]
+```
+"""
+
+
 EXAMPLES = """
 ## Examples, rule by rule
 
@@ -154,6 +193,7 @@ def markdown() -> str:
     out.append(SPLIT % {"depth": views.MAX_DEPTH, "widths": ", ".join(map(str, sorted(joints.WRAP_WIDTHS))),
                          "marks": " ".join(f"`{m}`" for m in sorted(joints.CONTINUATION_MARKS)),
                          "names": ", ".join(f"`{n}`" for n in (*views.OFF, whole.NAME))})
+    out.append(ONCE_FOUND)
     out.append("\n## What a matching rule still leaves alone\n\n")
     out.append(LEFT_ALONE)
     out.append(EXAMPLES % ", ".join(f"`{name}`" for name in ALPHABETS))

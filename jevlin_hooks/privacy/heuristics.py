@@ -18,6 +18,13 @@ from collections import Counter
 from typing import Any
 
 from jevlin_hooks.privacy import automaton
+from jevlin_hooks.privacy.public import (
+    DIGEST_NAMES,
+    SETTING_SUFFIXES,
+    TRACE_NAME_WORDS,
+    documented_example,
+    public_value,
+)
 from jevlin_hooks.privacy.regex import UNANCHORED, compile_bytes
 
 STOPWORDS = frozenset("""
@@ -81,6 +88,8 @@ def placeholder_uncached(value: str, code: bool = True) -> bool:
         return True
     if code and "." in v and IDENT_PATH.match(v) and not random_dotted(v) or SNAKE.match(v):
         return True  # config.token, self.api_key, called_with, ACCESS_TOKEN: code, not a value
+    if public_value(v):
+        return True  # sk-...abcd, 300s, /var/secrets/key.json, arn:aws:..., SHA256:..., age1...: public (public.py)
     # //comment, //host/path and a::b scopes; a base64 key may start with // too (an Azure key)
     return v.startswith("//") and not _BASE64_BLOB.match(v) or "::" in v
 
@@ -360,6 +369,8 @@ def looks_fake(value: str, text: str = "", end: int = 0) -> bool:
     already redacted (ops_eyJzaWdu..[Redacted])."""
     if text.startswith(_MASKED_TAILS, end):
         return True
+    if value.startswith(("eyJ", "sk_test_", "ghp_")) and documented_example(value):
+        return True  # jwt.io's token, Stripe's and GitHub's documented keys (public.py)
     return fake_value(value) if len(value) <= 256 else fake_value.__wrapped__(value)
 
 
@@ -379,7 +390,7 @@ _NOT_SECRET_KEY_SUFFIXES = (
     "version", "mode", "dir", "count", "endpoint", "header", "prefix", "suffix", "field", "ref",
     "policy", "store", "env", "var", "arn", "location", "expiry", "expires", "ttl", "timeout",
     "enabled", "required", "label", "hint", "description", "pattern", "regex", "schema", "id_",
-    "hash", "checksum", "digest", "integrity", "word",
+    "hash", "checksum", "digest", "integrity", "word", *SETTING_SUFFIXES,
 )
 _NOT_SECRET_KEYS = (
     "primarykey", "foreignkey", "sortkey", "partitionkey", "schemakey", "bucketkey", "objectkey",
@@ -404,7 +415,7 @@ _PUBLIC_RANDOM_KEYS = ("iv", "tag", "mac", "nonce", "data", "signature", "etag",
 # public in every page they protect; public and publishable keys and tokens are public by design
 # (but a "public" password or secret is still a password or secret).
 _ANTI_FORGERY_WORDS = ("csrf", "xsrf", "authenticity")
-_PUBLIC_NAME_WORDS = ("public", "publishable", "pubkey")
+_PUBLIC_NAME_WORDS = ("public", "publishable", "pubkey", "sitekey", "anonkey")  # reCAPTCHA/Turnstile site keys, Supabase anon
 _SECRET_WORDS = ("pass", "pwd", "secret", "cred", "private")
 SECRET_NAME_WORDS = ("pass", "pwd", "secret", "token", "cred", "private", "api_key", "apikey", "api-key", "access_key")
 _CREDENTIAL_WORDS = ("pass", "pwd", "secret", "token", "cred", "bearer", "jwt", "auth", "sig", "salt", "cookie", "account")
@@ -415,6 +426,9 @@ def entropy_key_ok(key: str) -> bool:
     low = key.lower().strip("\"'`")
     if not key_ok(key):
         return False
+    flat = low.replace("_", "").replace("-", "").replace(".", "")
+    if any(w in flat for w in TRACE_NAME_WORDS) and not any(w in flat for w in SECRET_NAME_WORDS) and not flat.endswith("key"):
+        return False  # x-request-id, x-amz-id-2, trace_id, cf-ray: random and public
     if any(low == k or low.endswith(("-" + k, "_" + k, "." + k)) for k in _PUBLIC_RANDOM_KEYS):
         # encrypted_data, certificate-authority-data: public or ciphertext; but client-key-data,
         # secret_data, token-data name what they hold
@@ -429,7 +443,7 @@ def key_ok(key: str) -> bool:
     name = key.strip("\"'`")
     low = name.lower()
     flat = low.replace("_", "").replace("-", "").replace(".", "")
-    if flat.endswith(_NOT_SECRET_KEYS) or any(w in flat for w in _ANTI_FORGERY_WORDS):
+    if flat.endswith(_NOT_SECRET_KEYS) or any(w in flat for w in _ANTI_FORGERY_WORDS) or flat in DIGEST_NAMES:
         return False
     if any(w in flat for w in _PUBLIC_NAME_WORDS) and not any(w in flat for w in _SECRET_WORDS):
         return False
@@ -438,6 +452,41 @@ def key_ok(key: str) -> bool:
     if name != low and name != name.upper():
         low = CAMEL.sub("_", name).lower()  # UserSecretsId -> user_secrets_id
     return not low.replace("-", "_").replace(".", "_").endswith(_NOT_SECRET_ENDINGS)
+
+
+_PUBLIC_LABEL = re.compile(r"(?i)(?:^|[^a-z])pub(?:lic)?[ \t_\-]$")
+# the name of a name/value pair: {"name": "x-trace-id", "value": ...}, - key: X / value: ..., Name: X
+_PAIR_NAME = re.compile(r"(?i)[\"']?\b(?:name|key|header)[\"']?[ \t]*[:=][ \t]*[\"']?([^\"'\n,{}]{1,80}?)[\"']?[ \t]*(?:,|\r?\n|$)")
+
+
+_PUB = re.compile(r"[Pp][Uu][Bb]")
+
+
+def near_pub(text: str, start: int) -> bool:
+    """Whether "pub" is in the 96 characters before ``start``: public_label's cheap gate (it needs
+    the name's position, which the engine works out per group asked)."""
+    return _PUB.search(text, max(0, start - 96), start) is not None
+
+
+def public_label(text: str, name_start: int) -> bool:
+    """Whether the name at ``name_start`` follows "public" or "pub" (``# public key: age1...``,
+    ``public key: <44 base64>`` in `wg show`): a public key, whatever its value looks like."""
+    return _PUBLIC_LABEL.search(text[max(0, name_start - 8):name_start]) is not None
+
+
+def named_pair_ok(text: str, name_start: int, name: str) -> bool:
+    """For a value under ``value``: whether the name of its pair (``"name": "x-trace-id"`` in the
+    same object, up to 200 characters before) may name a credential (entropy_key_ok). True for any
+    other name, or where no pair's name is found."""
+    if name.lower() != "value":
+        return True
+    window = text[max(0, name_start - 200):name_start]
+    found = None
+    for m in _PAIR_NAME.finditer(window):
+        found = m
+    if found is None or "}" in window[found.end():] or "{" in window[found.end():]:
+        return True
+    return entropy_key_ok(found.group(1).strip())
 
 
 def _has_word_key(name: str) -> bool:

@@ -6,11 +6,14 @@ This is the one place a raw record becomes what leaves the machine; the daemon a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 from jevlin_hooks.base import spool
-from jevlin_hooks.privacy import ids, scrub
+from jevlin_hooks.privacy import ids, known_ids, scrub
+from jevlin_hooks.privacy.checks.tokens import k8s_secret
+from jevlin_hooks.privacy.engine import everywhere
 
 # What may leave, per kind (DESIGN.md "Records"), plus the schema version `v`.
 ALLOWED: dict[str, tuple[str, ...]] = {
@@ -35,6 +38,7 @@ TOKEN_KEYS = ("input", "output", "cache_read", "cache_creation")
 # its mark kept (base/spool.py).
 TEXT_LIMIT = spool.TEXT_LIMIT
 NAME_LIMIT = 200
+PREVIEW_LIMIT = 4096  # a search's result summary, kept by the local store only
 
 
 class InvalidRecord(ValueError):
@@ -190,13 +194,36 @@ def released(safe: Any, disabled_rules: tuple[str, ...] = ()) -> dict[str, Any]:
     return out
 
 
-def _text(value: Any, disabled: tuple[str, ...]) -> tuple[str, int]:
-    """One text scrubbed on its own: ``(clean, findings)``."""
-    v = _cut(value, TEXT_LIMIT)
-    if not v:
-        return v, 0
-    clean_text, findings = scrub.scrub(v, disabled)
-    return clean_text, len(findings)
+def scrub_texts(texts: list[str], disabled: tuple[str, ...], known: dict[str, str]) -> list[tuple[str, int]]:
+    """What making a record safe does to its texts, ``[(clean, redactions)]``: the raw ids the
+    record carries become their hashes wherever a text holds them (known_ids.py; ``known`` from
+    known_ids.table); every text is scrubbed in one pass; and a value cut in one text is cut in
+    all the others (engine/everywhere.py), unless `everywhere` is among the disabled rules."""
+    return _spread(scrub.scrub_fields(known_ids.replace(texts, known), disabled), disabled)
+
+
+def _spread(results: list[Any], disabled: tuple[str, ...]) -> list[tuple[str, int]]:
+    """One record's scrubbed texts ``(clean, n, cuts)``, each value cut in one cut in all."""
+    cuts: dict[str, str] = {}
+    if len(results) > 1 and everywhere.EVERYWHERE not in disabled:
+        for _, _, gave in results:
+            for value, rule in gave:
+                cuts.setdefault(value, rule)
+    if not cuts:
+        return [(clean, n) for clean, n, _ in results]
+    pairs = tuple(cuts.items())
+    out = []
+    for clean, n, _ in results:
+        clean, more = everywhere.cut_in(clean, pairs)
+        out.append((clean, n + more))
+    return out
+
+
+def _known(rec: dict[str, Any], hashed: Callable[[Any], str | None]) -> dict[str, str]:
+    """The record's raw ids (id fields, host_meta ids), each spelling -> its hash (known_ids.table)."""
+    meta = rec.get("host_meta")
+    raw = [rec.get(f) for f in ID_FIELDS] + ([meta.get(k) for k in HOST_META_IDS] if isinstance(meta, dict) else [])
+    return known_ids.table(raw, hashed)
 
 
 def _cut(value: Any, limit: int) -> str:
@@ -205,17 +232,94 @@ def _cut(value: Any, limit: int) -> str:
     return value[:limit] if len(value) > limit else value
 
 
-def make_safe(rec: Any, key: bytes, disabled_rules: tuple[str, ...] = ()) -> dict[str, Any]:
+def make_safe(rec: Any, key: bytes, disabled_rules: tuple[str, ...] = (), local: bool = False) -> dict[str, Any]:
     """The record as it may leave the machine. Raises InvalidRecord.
 
     Every text of the record (prose, names, host_meta strings) is collected first and scrubbed
-    in one pass (scrub.scrub_many): per field, the rule set's fixed cost was most of the daemon's
-    per-record CPU."""
-    return _safe(clean(rec), disabled_rules, lambda value: ids.hash_id(value, key))
+    in one pass (scrub_texts): per field, the rule set's fixed cost was most of the daemon's
+    per-record CPU.
+
+    With ``local``, for the local store only: a search's result summary (capture/results.py) is
+    made safe in the same pass (its ids hashed, scrubbed, the values cut in the other fields cut
+    in it too) and kept as ``result``. No other sink may be given a record made so."""
+    return _safe(clean(rec), disabled_rules, lambda value: ids.hash_id(value, key), local)
 
 
-def _safe(rec: dict[str, Any], disabled_rules: tuple[str, ...], hashed: Callable[[Any], str | None]) -> dict[str, Any]:
+# Between two records scrubbed in one call: longer than any rule looks around its match (64
+# characters before it, for a keyword), made of what no rule reads as a value (NUL) on lines of its
+# own, so that no record's text is read as the context of another's. A finding that covers it all
+# the same (a PEM block whose END is in a later record) is found by its count: the records on
+# both sides are then scrubbed alone.
+RECORD_SEP = "\n".join(["\x00"] * 40)
+
+
+def make_safe_many(recs: list[Any], key: bytes, disabled_rules: tuple[str, ...] = (),
+                   local: bool = False) -> list[dict[str, Any] | Exception]:
+    """``make_safe`` for several records, in order: each one's safe form, or the exception that
+    refused it (InvalidRecord). Their texts are scrubbed in one ``scrub_many`` (the rule set's
+    fixed cost per call was a third of a daemon record's scrubbing), each record's output
+    exactly what it is alone: a record whose text holds what a rule reads from the whole text
+    (a Kubernetes Secret's kind) is scrubbed on its own, and so is one that a finding joined to
+    its neighbour. Known ids and values cut once spread within each record only (scrub_texts).
+    ``local`` as in make_safe."""
+    out: list[dict[str, Any] | Exception] = []
+    texts: list[str] = []
+    # (index in out, clean record, slots, first text, number of texts)
+    pending: list[tuple[int, dict[str, Any], list[tuple[Any, Any, bool]], int, int]] = []
+    for rec in recs:
+        try:
+            c = clean(rec)
+            hashed = _hasher(key)
+            safe, slots, own = _collect(c, hashed, local)
+            own = known_ids.replace(own, _known(c, hashed))
+        except Exception as exc:  # noqa: BLE001 - refused alone; the others go on
+            out.append(exc)
+            continue
+        out.append(safe)
+        if _reads_whole_text(own):
+            out[-1] = _apply(c, safe, slots, _spread(scrub.scrub_fields(own, disabled_rules), disabled_rules))
+            continue
+        if pending:
+            texts.append(RECORD_SEP)
+        pending.append((len(out) - 1, c, slots, len(texts), len(own)))
+        texts += own
+    done = scrub.scrub_fields(texts, disabled_rules) if texts else []
+    for k, (i, c, slots, at, n) in enumerate(pending):
+        joined = (k > 0 and done[at - 1][1] > 0) or (k + 1 < len(pending) and done[at + n][1] > 0)
+        unscrubbed = out[i]
+        assert isinstance(unscrubbed, dict)
+        own_texts = texts[at:at + n]
+        mine = scrub.scrub_fields(own_texts, disabled_rules) if joined else done[at:at + n]
+        out[i] = _apply(c, unscrubbed, slots, _spread(mine, disabled_rules))
+    return out
+
+
+# Whatever lower-cases to "kind:" (KELVIN SIGN too): only such a text is lower-cased to be checked.
+_KIND = re.compile("kind:", re.IGNORECASE)
+
+
+def _reads_whole_text(texts: list[str]) -> bool:
+    """Whether a rule's check would read these texts beyond its match: the one such check is the
+    Kubernetes Secret rule's (its check's text gate, k8s_secret: a kind anywhere in the text). Pinned by
+    tests/test_daemon_prepare_batch.py: records scrubbed together give what each gives alone."""
+    return any(_KIND.search(t) is not None and k8s_secret(t.lower()) for t in texts)
+
+
+def _hasher(key: bytes) -> Callable[[Any], str | None]:
+    return lambda value: ids.hash_id(value, key)
+
+
+def _safe(rec: dict[str, Any], disabled_rules: tuple[str, ...], hashed: Callable[[Any], str | None],
+          local: bool = False) -> dict[str, Any]:
     """``make_safe`` once the record is clean, each id made safe by ``hashed``."""
+    out, slots, texts = _collect(rec, hashed, local)
+    return _apply(rec, out, slots, scrub_texts(texts, disabled_rules, _known(rec, hashed)))
+
+
+def _collect(rec: dict[str, Any], hashed: Callable[[Any], str | None], local: bool = False
+             ) -> tuple[dict[str, Any], list[tuple[Any, Any, bool]], list[str]]:
+    """The safe record with ids made safe and texts not scrubbed yet; where each text goes, and
+    the texts."""
     out: dict[str, Any] = {}
     # (container, key, counts toward `redactions`) for each text, in the order of `texts`
     slots: list[tuple[Any, Any, bool]] = []
@@ -263,23 +367,21 @@ def _safe(rec: dict[str, Any], disabled_rules: tuple[str, ...], hashed: Callable
             add_text(out, field, value, NAME_LIMIT, False)
         else:
             out[field] = value
+    res = rec.get("result") if local and rec["kind"] == "search" else None
+    if isinstance(res, dict) and isinstance(res.get("preview"), str):
+        lines = res.get("lines")
+        out["result"] = {"lines": lines if isinstance(lines, int) and not isinstance(lines, bool) and lines >= 0 else 0}
+        add_text(out["result"], "preview", res["preview"], PREVIEW_LIMIT, False)
+    return out, slots, texts
+
+
+def _apply(rec: dict[str, Any], out: dict[str, Any], slots: list[tuple[Any, Any, bool]],
+           scrubbed: list[tuple[str, int]]) -> dict[str, Any]:
+    """The scrubbed texts put where ``_collect`` found them, and the count of redactions."""
     redactions = 0
-    for (container, k, counted), (clean_text, n) in zip(slots, scrub.scrub_many(texts, disabled_rules), strict=True):
+    for (container, k, counted), (clean_text, n) in zip(slots, scrubbed, strict=True):
         container[k] = clean_text
         redactions += n if counted else 0
     if rec["kind"] == "search":
         out.setdefault("host_meta", {})["redactions"] = redactions
     return out
-
-
-def local_extras(rec: Any, disabled_rules: tuple[str, ...] = ()) -> dict[str, Any]:
-    """What only the local store keeps beside the safe record: a search's result summary
-    (capture/results.py), scrubbed like every text. Never part of ``make_safe``'s output, so no
-    other sink can receive it."""
-    res = rec.get("result") if isinstance(rec, dict) and rec.get("kind") == "search" else None
-    if not isinstance(res, dict) or not isinstance(res.get("preview"), str):
-        return {}
-    lines = res.get("lines")
-    preview, _ = _text(res["preview"][:4096], disabled_rules)
-    return {"result": {"lines": lines if isinstance(lines, int) and not isinstance(lines, bool) and lines >= 0 else 0,
-                       "preview": preview}}

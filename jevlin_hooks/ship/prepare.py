@@ -43,7 +43,11 @@ from jevlin_hooks.base import spool
 from jevlin_hooks.privacy import record
 from jevlin_hooks.ship import codec, quarantine
 
-CHUNK = 64  # names per frame: pipe and framing costs spread over many records
+CHUNK = 64  # names per frame (and per inline preparation): pipe, framing and scrubbing costs spread
+# Records scrubbed in one call at most (their raw sizes): the rule set's fixed cost per call is
+# spread over a few dozen daemon records (1-3 KiB), and a chunk of 64 records of 16 MiB each is
+# never joined into one string.
+SCRUB_GROUP_BYTES = 256 << 10
 DEPTH = 4  # chunks handed to each worker ahead of what the daemon consumes
 MIN_BACKLOG = 2048  # below this many queued records, workers cost more than they save
 ANSWER_TIMEOUT_S = 60.0  # RE2 is linear: a chunk of 64 records taking a minute is a broken worker
@@ -83,14 +87,49 @@ def prepare(raw: bytes, s: Settings) -> tuple[dict[str, Any] | None, str | None,
     except ValueError:
         return None, "invalid record: not valid JSON", None
     try:
-        safe = quarantine.safe_form(rec, s.key, s.disabled)
-        if s.local:
-            safe.update(record.local_extras(rec, s.disabled))
+        safe = quarantine.safe_form(rec, s.key, s.disabled, s.local)
         return safe, None, None
     except record.InvalidRecord as exc:
         return None, f"invalid record: {exc}", None
     except Exception as exc:  # noqa: BLE001 - a scrubber bug on one record must not stop the rest
         return None, f"could not be made safe ({type(exc).__name__}); release it after an upgrade", exc
+
+
+def prepare_many(raws: list[bytes], s: Settings) -> list[tuple[dict[str, Any] | None, str | None, BaseException | None]]:
+    """``prepare`` for each of ``raws``, their texts scrubbed together (record.make_safe_many).
+    If scrubbing them together fails, each is prepared on its own, so that one record a scrubber
+    bug fails on is quarantined alone."""
+    out: list[tuple[dict[str, Any] | None, str | None, BaseException | None]] = []
+    recs: list[Any] = []
+    where: list[int] = []  # out's index of each parsed record
+    for raw in raws:
+        try:
+            rec = codec.loads(raw)
+        except ValueError:
+            out.append((None, "invalid record: not valid JSON", None))
+            continue
+        if isinstance(rec, dict) and rec.get("released") == 1:
+            out.append(prepare(raw, s))  # a released entry (quarantine.safe_form): on its own
+            continue
+        out.append((None, None, None))
+        where.append(len(out) - 1)
+        recs.append(rec)
+    if not recs:
+        return out
+    try:
+        safes = record.make_safe_many(recs, s.key, s.disabled, s.local)
+    except Exception:  # noqa: BLE001 - find the one that fails: each alone
+        for i in where:
+            out[i] = prepare(raws[i], s)
+        return out
+    for i, safe in zip(where, safes, strict=True):
+        if isinstance(safe, dict):
+            out[i] = (safe, None, None)
+        elif isinstance(safe, record.InvalidRecord):
+            out[i] = (None, f"invalid record: {safe}", None)
+        else:
+            out[i] = (None, f"could not be made safe ({type(safe).__name__}); release it after an upgrade", safe)
+    return out
 
 
 def _frames(exc: BaseException) -> str:
@@ -100,16 +139,43 @@ def _frames(exc: BaseException) -> str:
 
 def prepare_named(home: str, name: str, s: Settings) -> Item:
     """Read ``spool/new/name`` and prepare it."""
-    try:
-        raw = spool.read(home, "new", name)
-    except FileNotFoundError:
-        return Item(name, 0, None, None)
-    except OSError as err:
-        return Item(name, 0, None, None, type(err).__name__)
-    safe, reason, exc = prepare(raw, s)
-    if exc is None:
-        return Item(name, len(raw), safe, reason)
-    return Item(name, len(raw), safe, reason, type(exc).__name__, _frames(exc))
+    return prepare_chunk(home, [name], s)[0]
+
+
+def prepare_chunk(home: str, names: list[str], s: Settings) -> list[Item]:
+    """Read ``spool/new/<name>`` for each name and prepare them, scrubbed together in groups of
+    up to SCRUB_GROUP_BYTES (prepare_many)."""
+    items: list[Item | None] = []
+    group: list[tuple[int, str, bytes]] = []
+    size = 0
+
+    def flush() -> None:
+        nonlocal size
+        for (i, name, raw), (safe, reason, exc) in zip(group, prepare_many([r for _, _, r in group], s), strict=True):
+            items[i] = (Item(name, len(raw), safe, reason) if exc is None
+                        else Item(name, len(raw), safe, reason, type(exc).__name__, _frames(exc)))
+        group.clear()
+        size = 0
+
+    for name in names:
+        try:
+            raw = spool.read(home, "new", name)
+        except FileNotFoundError:
+            items.append(Item(name, 0, None, None))
+            continue
+        except OSError as err:
+            items.append(Item(name, 0, None, None, type(err).__name__))
+            continue
+        if group and size + len(raw) > SCRUB_GROUP_BYTES:
+            flush()
+        items.append(None)
+        group.append((len(items) - 1, name, raw))
+        size += len(raw)
+    if group:
+        flush()
+    out = [it for it in items if it is not None]
+    assert len(out) == len(names)
+    return out
 
 
 # --- the worker's side -------------------------------------------------------------------------
@@ -159,11 +225,8 @@ def worker_main() -> int:
         spool.pin(home)
         while True:
             names = _read_frame(fin)
-            out = []
-            for name in names:
-                it = prepare_named(home, name, s)
-                out.append([it.name, it.size, it.safe, it.reason, it.error, it.frames])
-            _write_frame(fout, out)
+            _write_frame(fout, [[it.name, it.size, it.safe, it.reason, it.error, it.frames]
+                                for it in prepare_chunk(home, names, s)])
     except (EOFError, BrokenPipeError):
         return 0
 
@@ -287,12 +350,22 @@ def _item(row: Any, name: str) -> Item:
     return Item(name, row[1], row[2], row[3], error, frames)
 
 
-def worker_count() -> int:
-    """One fewer than the cores, at most three: the daemon prepares records itself while it
-    waits for them (measured on two cores: one worker beside the daemon drained 15-20% faster
-    than two, which left the cores oversubscribed), and a big machine keeps the rest for the agent."""
-    cores = os.cpu_count() or 1
-    return min(3, cores - 1)
+def worker_count(wanted: int) -> int:
+    """``[daemon] workers``, at most one fewer than the cores the daemon may use: it prepares
+    records itself while it waits for theirs. None by default: each worker holds its own
+    scrubbing engine (about 55 MB, its Hyperscan databases 22 MB of it), and on a shared two-core
+    machine one worker drained a backlog no faster than the daemon alone (bench/README.md)."""
+    return max(0, min(wanted, usable_cores() - 1))
+
+
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity (taskset, a container's cpuset) where
+    the system says, else the machine's. A daemon pinned to one core that started a worker there
+    would only add the worker's start-up and the pipe's copies to the same core's work."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # macOS, Windows: no affinity to read
+        return os.cpu_count() or 1
 
 
 class Pool:

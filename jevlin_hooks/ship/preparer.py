@@ -37,6 +37,7 @@ class Preparer:
         self.pool: prepare.Pool | None = None  # workers, while a backlog lasts
         self.pool_failed = False  # once a pool failed, this run prepares inline
         self.current: prepare.Settings | None = None
+        self.workers = 0  # [daemon] workers
 
     def release(self, name: str) -> None:
         self.owned.discard(name)
@@ -58,6 +59,7 @@ class Preparer:
     def settings(self, cfg: dict[str, Any], key: bytes) -> prepare.Settings:
         """What a record is made safe with; a new key or rule set gives back what was prepared
         under the old one."""
+        self.workers = int(cfg["daemon"].get("workers", 0))
         local = cfg["ship"]["sink"] == "local" and bool(cfg["privacy"].get("local_results", True))
         s = prepare.Settings(key, tuple(cfg["privacy"]["disabled_rules"]), local)
         if s != self.current:
@@ -102,7 +104,7 @@ class Preparer:
             if self.prepared:
                 return self.prepared.popleft()
             if self.pool is None and not self.pool_failed and len(self.backlog) >= prepare.MIN_BACKLOG \
-                    and prepare.worker_count() > 0 and not self.claimed:
+                    and prepare.worker_count(self.workers) > 0 and not self.claimed:
                 self._start_pool(s)
             if self.pool is not None:
                 self._feed()
@@ -132,18 +134,25 @@ class Preparer:
         self.report.save()
 
     def _prepare_here(self, s: prepare.Settings) -> prepare.Item | None:
-        if self.claimed:
-            name = self.claimed.popleft()
-        elif self.backlog:
-            name = self.backlog.pop()
-            self.owned.add(name)
-        else:
+        """A chunk prepared here (its records scrubbed together); the first of it, the rest
+        kept in ``prepared``."""
+        names: list[str] = []
+        while self.claimed and len(names) < prepare.CHUNK:
+            names.append(self.claimed.popleft())
+        if not names and self.backlog:
+            names = self.backlog[-prepare.CHUNK:]
+            names.reverse()
+            del self.backlog[-prepare.CHUNK:]
+            self.owned.update(names)
+        if not names:
             return None
-        return prepare.prepare_named(self.home, name, s)
+        items = prepare.prepare_chunk(self.home, names, s)
+        self.prepared.extend(items[1:])
+        return items[0]
 
     def _start_pool(self, s: prepare.Settings) -> None:
         try:
-            self.pool = prepare.Pool(self.home, s, prepare.worker_count())
+            self.pool = prepare.Pool(self.home, s, prepare.worker_count(self.workers))
             self.report.log(f"{len(self.backlog)} or more records queued: preparing them in "
                             f"{len(self.pool.workers)} worker process(es) beside the daemon")
         except Exception as exc:  # noqa: BLE001 - no workers (no fork, no memory): inline is the same work

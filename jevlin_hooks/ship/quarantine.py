@@ -80,12 +80,13 @@ def unseal(sealed: str, key: bytes, *older: bytes) -> bytes:
                      "resealed entries); `jevlin-hooks quarantine purge ID --yes` removes it") from None
 
 
-def safe_form(rec: Any, key: bytes, disabled: tuple[str, ...] = ()) -> dict[str, Any]:
+def safe_form(rec: Any, key: bytes, disabled: tuple[str, ...] = (), local: bool = False) -> dict[str, Any]:
     """What a queued record looks like when sent: a released entry as it was made safe, any
-    other record through ``make_safe``. Raises ``record.InvalidRecord``."""
+    other record through ``make_safe`` (``local``: with the local store's result summary).
+    Raises ``record.InvalidRecord``."""
     if isinstance(rec, dict) and rec.get("released") == 1 and isinstance(rec.get("safe"), dict):
         return record.released(rec["safe"], disabled)
-    return record.make_safe(rec, key, disabled)
+    return record.make_safe(rec, key, disabled, local)
 
 
 def _write(home: str, name: str, body: dict[str, Any]) -> None:

@@ -53,6 +53,23 @@ LEFT_ALONE = """\
   integrity hashes, image digests, W3C `traceparent` values, version strings, paths and URLs,
   dotted host names, and unquoted values assigned with `=` to a camelCase name (code, where a
   secret would be a string literal; YAML's `name: value` is still checked);
+- **values that look random and are public** (privacy/public.py), next to any credential name,
+  word or table cell: masked values (`sk-...abcd`, `ghp_****ab12`, `sk_live_…4242`, `****`,
+  `•••`, `xxxxxx`, `[REDACTED]`, `<redacted>`; a value showing more than a vendor prefix and six
+  characters, `Tr0ub4dor***`, is a password), durations (`300s`, `720h`, `59m48s`), file paths
+  (`/var/secrets/google/key.json`, `~/.ssh/id_ed25519`; not one whose parts mix capitals, small
+  letters and digits), ARNs (and a key name inside one: `arn:aws:...:secret:prod/db`), SSH
+  fingerprints (`SHA256:...`, `MD5:xx:...`), age recipients (`age1...`), Stripe publishable keys
+  (`pk_live_`, `pk_test_`), Supabase anon keys (a JWT from Supabase with the role `anon`; its
+  `service_role` key is redacted), a GPG key id or fingerprint under `signingkey`, `keyid` or
+  `fingerprint`, and credentials vendors print in their documentation (jwt.io's token, Stripe's
+  and GitHub's documented keys); names that say what a value measures or picks
+  (`TOKEN_TTL_SECONDS`, `API_KEY_MAX_AGE_DAYS`, `PASSWORD_MIN_LENGTH`, `refreshTokenTtl`,
+  `JWT_ALGORITHM`, `PASSWORD_HASHER`, `SECRET_BACKEND`, `TOKEN_ENDPOINT`, `SECRET_ARN`), a digest
+  algorithm's name (`SHA256:`, `sha-256=`, `Content-MD5`), request and trace ids (`x-request-id`,
+  `x-amz-id-2`, `trace_id`, `span_id`, `cf-ray`, and a `value` whose pair's `name` is one of
+  them), `public key:` and site keys (`RECAPTCHA_SITE_KEY`, `data-sitekey`); a placeholder in
+  angle brackets never takes the text after it (`<password>` must be closed by `</password>`);
 - **public base64**: base64 of a PEM certificate or public key (`LS0tLS1CRUdJTiBDRVJU...`) is kept
   wherever it appears, except as data of a Kubernetes `kind: Secret`;
 - **URLs and remotes**: in `scheme://user:password@host/path` only the password goes; the scheme,
@@ -62,8 +79,15 @@ LEFT_ALONE = """\
   (`https://deploy-bot@...`). `git@github.com:org/repo.git` and `ssh deploy@host` are remotes, not e-mail
   addresses;
 - **numbers that are not personal data**: version tuples (`AssemblyVersion("2.1.0.3")`,
-  `version 1.2.3.4`, `requests==2.31.0.1`) and network blocks (`10.0.0.0/8`, `192.168.1.0/24`:
-  host bits all zero) are not IP addresses; dates, times, versions and addresses are not phone
+  `version 1.2.3.4`, `requests==2.31.0.1`) and network blocks (`10.0.0.0/8`, `81.2.0.0/16`:
+  host bits all zero) are not IP addresses, and private and reserved addresses (RFC 1918,
+  loopback, link-local, CGNAT `100.64.0.0/10`, the documentation and benchmark ranges, multicast,
+  IPv6 unique-local `fc00::/7`, `fe80::/10`, `2001:db8::/32`) are no one's on the internet; a run of
+  hex pairs longer than an IPv6 address (`MD5:a5:4d:...`) is a fingerprint; the user name of a
+  system, image or CI account in a home path (`/home/ubuntu`, `/home/runner`; `root`,
+  `admin`, `ec2-user`, `ci`, `dev`, `app`, `node`, `vagrant`, `www-data`, ...) names no one; a
+  message id (`Message-ID: <uuid@host>`) or an address whose local part is a UUID or a long hex run
+  is not an e-mail address; dates, times, versions and addresses are not phone
   numbers; a card number must pass the Luhn check and fit a card network's prefix and length; an
   IBAN must fit its country's length and pass its mod-97 check; a US SSN needs `SSN` or
   `social security` just before it and a possible area (not 000, 666 or 9xx);

@@ -11,6 +11,7 @@ from typing import Any
 
 from jevlin_hooks.privacy.checks.registry import Check, check, register
 from jevlin_hooks.privacy.heuristics import in_url
+from jevlin_hooks.privacy.public import reserved_address
 
 
 def phone_number(value: str) -> bool:
@@ -81,6 +82,9 @@ def iban_span(text: str, s: int, e: int) -> tuple[int, int] | None:
     return s, i
 
 
+_MESSAGE_ID_BEFORE = re.compile(r"(?i)\b(?:message-id|in-reply-to|references|content-id|resent-message-id)[\"']?[ \t]*[:=][^\n]*<\Z")
+# a local part that is a UUID or a long hex run names an object (a message, a commit's noreply), no one
+_ID_LOCAL_PART = re.compile(r"(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{16,})@")
 _SSH_BEFORE = re.compile(r"\b(?:ssh|scp|sftp|rsync|mosh|ssh-copy-id|sshpass|autossh)\b[^\n]*$")
 # pip's requests==1.2.3.4; not ip==; \Z: $ would also match before a line break
 _VERSION_BEFORE = re.compile(r"(?:version|release|\bver|\bv|\bbuild|\btag|@|[a-z0-9_\]](?<!ip)(?<!addr)(?<!host)[=~!<>]=)[\"'(\[=: \t]*\Z")
@@ -103,13 +107,25 @@ def email(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bo
         return False  # git@github.com:org/repo.git, user@host:path: an scp-style remote
     if in_url(text, start):
         return False  # scheme://user@host or scheme://user:pass@host: a URL
+    if _ID_LOCAL_PART.match(value) or text[start - 1:start] == "<" and _MESSAGE_ID_BEFORE.search(text, max(0, start - 120), start):
+        return False  # Message-ID: <uuid@mail.host>, <hex@...>: a message's id, not a mailbox
     # ssh deploy@host, scp f root@host:/tmp: an account on a host, not a mailbox
     return not _SSH_BEFORE.search(text, max(0, start - 120), start)
 
 
+# Accounts that come with a system, an image or a tool, not with a person: /home/ubuntu,
+# /home/runner, /Users/Shared name no one.
+SYSTEM_ACCOUNTS = frozenset(("all users", *"""
+shared public default root admin administrator ubuntu debian centos fedora rocky almalinux alpine arch
+ec2-user opc azureuser cloud-user core ci dev app runner runneradmin node vagrant jenkins git gitlab-runner buildkite
+circleci travis codespace vscode coder gitpod www-data nginx apache deploy deployer build builder user docker
+postgres mysql redis ansible operator service svc nobody daemon guest test tester ops
+""".split()))
+
+
 @check("home")
 def home(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
-    return not value.startswith(("$", "{", "<", "%", "*")) and value.lower() not in ("shared", "public", "default", "all users")
+    return not value.startswith(("$", "{", "<", "%", "*")) and value.rstrip("`'\",;|)]}.").lower() not in SYSTEM_ACCOUNTS
 
 
 @check("ip")
@@ -122,12 +138,18 @@ def ip(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
         return False  # AssemblyVersion("2.1.0.3"), "version": "1.2.3.4", upgraded to version 1.2.3.4
     if after[:1] == "/" and _network_block(value, text, end):
         return False  # 10.0.0.0/8, 192.168.1.0/24: a range (a VPC, a firewall rule), no one's address
-    return not value.startswith(("127.", "0.0.0.0", "255.255.255.", "0."))
+    return not reserved_address(value)  # 10.x, 192.168.x, 127.x, 100.64/10, 192.0.2.x, ...: no one's address
+
+
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 
 
 @check("ip6")
 def ip6(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
-    return value != "::1" and (value.count(":") >= 3 or any(map(str.isdigit, value)))
+    if text[end:end + 1] == ":" and text[end + 1:end + 2] in _HEX_DIGITS or \
+            start > 1 and text[start - 1] == ":" and text[start - 2].isalnum():
+        return False  # MD5:a5:4d:...:fa, a MAC or a longer run of hex pairs: a fingerprint, not an address
+    return (value.count(":") >= 3 or any(map(str.isdigit, value))) and not reserved_address(value)
 
 
 @check("phone")

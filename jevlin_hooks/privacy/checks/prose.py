@@ -16,6 +16,7 @@ from jevlin_hooks.privacy.heuristics import (
     VERSIONISH,
     hostlike,
     in_url,
+    key_ok,
     password_like,
     placeholder,
     random_local_part,
@@ -34,6 +35,7 @@ name names arn id ids ttl lifetime expiry expiration expires length size version
 path file filename format header policy policies field hash hashing algorithm prefix scope scopes
 audience issuer count age rotation manager env variable var rule rules label mount template
 """.split())
+_JSON_ESCAPE = re.compile(r"\\[nrt]")
 _KEYWORD_ARGUMENT = re.compile(r"[a-z_][a-z0-9_]*=(?:[a-z0-9_.\-]*|True|False|None)")
 
 # credential-in-prose: 15 candidates a varied message, one finding. Its one group, the value, is
@@ -72,7 +74,7 @@ def _not_an_aside(v: str, text: str, start: int) -> bool:
 @check("prose", needs_match=True, value_span=prose_value_span)
 def prose(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
     """The value after a credential's name in prose (up to four words, then is/was/to/=/:)."""
-    v = value.rstrip(".:!?)")
+    v = _JSON_ESCAPE.split(value, 1)[0].rstrip(".:!?)")  # "token refresh\\nf7419b3c0 ...": a JSON string's line ends there
     # after is/was/to, prose names code by its object (the key is settings.OPENAI_KEY): any
     # other dotted value there is a password (caqpk.oa15); after = or : it may be code
     code = "." in v and (m is None or v.split(".", 1)[0].lower() in CODE_ROOTS
@@ -109,9 +111,12 @@ def pair(value: str, text: str, start: int, end: int, m: Any, lower: str) -> boo
     return password_like(v) and v.lower() != user.lower() and not placeholder(v, code=False)
 
 
-@check("cell")
+@check("cell", needs_match=True)
 def cell(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
-    """| password | string | The user's password |: a type or a description, not the password."""
+    """| password | string | The user's password |: a type or a description, not the password; and
+    | TOKEN_ENDPOINT | https://... |, | SECRET_ARN | arn:... |: a name that holds something else."""
+    if m is not None and not key_ok(m.group(1) or ""):
+        return False
     return password_like(value) and value.lower() not in STOPWORDS and not placeholder(value, code=False)
 
 

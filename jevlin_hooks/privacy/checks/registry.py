@@ -35,7 +35,7 @@ Rejects = Callable[[str, bytes, int, int], bool]
 ValueSpan = Callable[[bytes, int, int], "tuple[int, int]"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Check:
     name: str
     accept: Accept | None = None

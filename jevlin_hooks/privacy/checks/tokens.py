@@ -4,6 +4,7 @@ Kubernetes Secret data, YAML blocks under a credential's name."""
 from __future__ import annotations
 
 import base64
+import re
 from typing import Any
 
 from jevlin_hooks.privacy.checks.registry import Check, check, register
@@ -19,6 +20,7 @@ from jevlin_hooks.privacy.heuristics import (
     random_looking_cached,
     shaped,
 )
+from jevlin_hooks.privacy.public import anon_jwt, masked
 
 _AUTH_SCHEMES = frozenset(("bearer", "basic", "token", "digest", "apikey", "api-key", "negotiate", "ntlm"))
 
@@ -31,6 +33,22 @@ def authz(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bo
     if len(parts) == 1 and cred.lower() in _AUTH_SCHEMES:
         return False  # "Authorization: Bearer" and the credential on another line, or none
     return not placeholder(cred) and not cred.startswith(("$", "{", "..."))
+
+
+@check("jwt")
+def jwt(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
+    """Any JWT but a Supabase anon key (claims with role anon), which every browser gets."""
+    return not anon_jwt(value)
+
+
+_URL_REFERENCE = re.compile(r"\$\{[^}]*\}|\$[A-Z_][A-Z0-9_]*|\{\{.*\}\}|%\([a-z_]+\)s")
+
+
+@check("url-password")
+def url_password(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
+    """A URL's password, unless it is masked (***) or a variable (${DB_PASSWORD}, {{ pw }}):
+    the URL as a log or a template shows it."""
+    return not masked(value) and _URL_REFERENCE.fullmatch(value) is None
 
 
 @check("userinfo")

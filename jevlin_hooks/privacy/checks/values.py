@@ -21,12 +21,17 @@ from jevlin_hooks.privacy.heuristics import (
     hostlike,
     in_userinfo,
     key_ok,
+    named_pair_ok,
+    near_pub,
     password_like,
     placeholder,
+    public_label,
     random32_cached,
     random_looking_cached,
 )
+from jevlin_hooks.privacy.public import gpg_key_id, in_arn
 
+_NAME_IN_VALUE = re.compile(r"([A-Za-z_][A-Za-z0-9_\-]*)=(?!=*$)")
 _NEXT_IS_KEY = re.compile(r"""["'`]?[ \t]*:(?!:)""")
 _NAME_THEN_EQUALS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _PORT = re.compile(r"\d{1,5}(?:/|$)")
@@ -39,6 +44,8 @@ def _before(value: str, text: str, start: int, end: int) -> bool:
     """What every credential value passes first."""
     if end < len(text) and text[end] == "(":
         return False  # get_token(): a call, not a value
+    if in_arn(text, start):
+        return False  # arn:aws:secretsmanager:...:secret:prod/db-AbC: names a secret, holds none
     # https://x-access-token:PASS@host: url-credentials takes the password alone
     return not ("@" in value and in_userinfo(text, start))
 
@@ -162,7 +169,7 @@ def assignment(value: str, text: str, start: int, end: int, m: Any, lower: str) 
     if not _before(value, text, start, end):
         return False
     key = m.group(1) if m is not None else None
-    if key and not key_ok(key):
+    if key and (not key_ok(key) or gpg_key_id(key, value)):
         return False
     if m is not None and " " in (m.group(4) or ""):
         return False  # KEY=`some command`: command substitution, not a value
@@ -182,7 +189,7 @@ def xml(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool
     """A credential-named element's text or a key/value attribute pair's value."""
     if not _before(value, text, start, end):
         return False
-    key = m.group(1) if m is not None else None
+    key = (m.group(1) or m.group(3)) if m is not None else None  # the element's name, or the key attribute's value
     if key and not key_ok(key):
         return False
     return _after(value, text, start, end, m) and not placeholder(value, code=True)
@@ -216,7 +223,9 @@ def auth_call(value: str, text: str, start: int, end: int, m: Any, lower: str) -
 @check("entropy", needs_match=True, rejects=_rejects_weak)
 def entropy(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
     """A random-looking value under a key-like name (group 1) that names a credential."""
-    return (m is None or entropy_key_ok(m.group(1) or "")) and random_looking_cached(value)
+    if m is not None and (not entropy_key_ok(m.group(1) or "") or near_pub(text, start) and public_label(text, m.start(1))):
+        return False
+    return random_looking_cached(value)
 
 
 @check("entropy32", needs_match=True, rejects=_rejects_quoted)
@@ -228,6 +237,15 @@ def entropy32(value: str, text: str, start: int, end: int, m: Any, lower: str) -
         return False  # what random_looking rejects first (digests, UUIDs: half the candidates), before the key name
     name = (m.group(1) or "") if m is not None else ""
     if m is not None and not entropy_key_ok(name):
+        return False
+    inner = _NAME_IN_VALUE.match(value) if m is not None else None  # (once: the tail is judged with no name)
+    if inner is not None:  # "APP_ENV=x", "SOURCE_COMMIT=9a44...": a NAME=value the value run took in; sha-256=...
+        return len(value) - inner.end() >= 32 and entropy_key_ok(inner.group(1)) \
+            and entropy32(value[inner.end():], text, start + inner.end(), end, None, lower)
+    if value.startswith("eyJ") and text.startswith(".ey", end):
+        return False  # a JWT's header: the jwt rule judges the whole token
+    if m is not None and (near_pub(text, start) and public_label(text, m.start(1))
+                          or name.lower() == "value" and not named_pair_ok(text, m.start(1), name)):
         return False
     quoted = start > 0 and text[start - 1] in "\"'`"
     if not quoted and m is not None and CAMEL.search(name) and "=" in text[m.end(1):start]:

@@ -19,7 +19,7 @@ from jevlin_hooks.privacy.regex import ANCHOR_BOTH, Error, compile_bytes
 from jevlin_hooks.privacy.rules import Rule, pattern_pieces
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Pattern:
     """One compiled pattern of a rule, with what the scan loop reads of its rule and check."""
 
@@ -146,7 +146,7 @@ def open_end(pattern: str) -> str:
 def split_word_start(pattern: str) -> tuple[str, bool]:
     """A leading \b costs RE2 its literal-prefix scan (memchr to the next "ghp_"): 100x slower
     on text without the prefix. Every such pattern starts with a word character, so the \b means
-    "no word character before", which find() checks itself."""
+    "no word character before", which the scan loop (scan.py) checks itself."""
     for flags in ("", "(?i)"):
         if pattern.startswith(flags + "\\b"):
             rest = pattern[len(flags) + 2:]

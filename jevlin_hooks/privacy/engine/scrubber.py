@@ -30,8 +30,9 @@ from dataclasses import dataclass
 
 from jevlin_hooks.privacy import automaton, checks
 from jevlin_hooks.privacy.checks import Check
-from jevlin_hooks.privacy.engine import anchored, prefilter, scan, views, whole
+from jevlin_hooks.privacy.engine import anchored, everywhere, prefilter, scan, views, whole
 from jevlin_hooks.privacy.engine import windows as by_lines
+from jevlin_hooks.privacy.engine.everywhere import EVERYWHERE, NO_CUTS, Cuts
 from jevlin_hooks.privacy.engine.findings import Finding, merge
 from jevlin_hooks.privacy.engine.joints import Joint
 from jevlin_hooks.privacy.engine.patterns import Pattern, compile_rule
@@ -107,8 +108,15 @@ class Scrubber:
                         raise ValueError(f"{r.name}: `longest` needs one ASCII pattern (and, for 0, matches on one line)")
                     by_end[int(r.longest_in_long_texts)].append((p.pid, p.pattern))
         self.lines: by_lines.LinePlan = by_lines.plan(self.rules, self.checks, self.compiled, self.words, common)
+        self._text_gates = {i: c.text_gate for i, c in enumerate(self.checks) if c is not None and c.text_gate is not None}
+        self._located = {i: c for i, c in enumerate(self.checks) if c is not None and c.from_word is not None}
+        # which of Hyperscan's two ends databases a rule of bounded length is in (every text, long ones)
+        self._end_db = {i: int(r.longest_in_long_texts) for i, r in enumerate(self.rules) if r.longest is not None}
         self._pii = frozenset(r.name for r in self.rules if r.category == "pii")  # a phone number is not split in two
         self._secret = frozenset(r.name for r in self.rules if r.category == "secret")  # cut whole tokens (whole.py)
+        # the rules whose values spread (everywhere.py): those found by their context (a key name,
+        # a flag, a word nearby); a value a rule matches alone is found again wherever it is
+        self.spreads = frozenset(r.name for r in self.rules if r.groups != (0,) or r.near or r.check in ("yamlblock", "k8s"))
         self.hyperscan: Hyperscan | None = None
         self._ready = threading.Event()
         self._wants_hyperscan = prefilter and _hyperscan_installed()
@@ -186,24 +194,26 @@ class Scrubber:
         if len(ascii_view) < self.windows_from:
             ends_dbs[1] = None
         ends: list[dict[int, list[int]] | None] = [None, None]
-        lines = self._windows(g, text, lower, ascii_view, selected)
-        rules, checks_, compiled, possible, gated = self.rules, self.checks, self.compiled, g.possible, g.gated
+        lines = self._windows(g, text, lower, ascii_view, selected) if len(ascii_view) >= self.windows_from else {}
+        # what the loop asks of a few rules, by index: the rest of the rules' objects stay untouched
+        # (a daemon record arrives with cold caches, where every object read is a miss)
+        rules, compiled, possible, gated = self.rules, self.compiled, g.possible, g.gated
+        text_gates, located, end_db = self._text_gates, self._located, self._end_db
         for i in sorted(selected):
             rule = rules[i]
             if rule.name in off:
                 continue
-            check = checks_[i]
-            if check is not None and check.text_gate is not None and not check.text_gate(lower):
+            if i in text_gates and not text_gates[i](lower):
                 continue  # its check wants something in the text (a kind: Secret): none, no finding
-            if check is not None and check.from_word is not None and len(lower) == len(text):
+            if i in located and len(lower) == len(text):
                 # The gate already found every word these rules start from: no need for RE2 to
                 # look again (with Unicode case folding, their patterns are the slowest).
-                out.extend(scan.located_findings(rule, check, text, lower, g.hits, self.words))
+                out.extend(scan.located_findings(rule, located[i], text, lower, g.hits, self.words))
                 continue
             for c in compiled[i]:
                 if possible is not None and c.pid not in possible and c.pid in gated:
                     continue  # Hyperscan: this pattern cannot match here
-                j = int(rule.longest_in_long_texts) if rule.longest is not None else None
+                j = end_db.get(i)
                 db = ends_dbs[j] if j is not None else None
                 if db is not None and j is not None:
                     if ends[j] is None:
@@ -275,12 +285,16 @@ class Scrubber:
     # --- scrubbing ---------------------------------------------------------------------------
 
     def scrub(self, text: str, disabled: Iterable[str] = ()) -> tuple[str, list[Finding]]:
-        """``(clean_text, findings)``; findings hold rule names and positions, never the secret."""
+        """``(clean_text, findings)``; findings hold rule names and positions, never the secret.
+        A value cut once is cut at its other places in the text too (everywhere.py)."""
         if not text:
             return text, []
-        findings = self.cuts(text, disabled)
+        off = set(disabled)
+        findings = self.cuts(text, off)
         if not findings:
             return text, []
+        if EVERYWHERE not in off:
+            findings = merge(everywhere.spread(text, findings, self.spreads))
         parts = []
         pos = 0
         for f in findings:
@@ -293,37 +307,62 @@ class Scrubber:
     def scrub_many(self, texts: list[str], disabled: Iterable[str] = ()) -> list[tuple[str, int]]:
         """``[(clean_text, findings)]`` for several texts (a record's fields) in one pass: the
         keyword gate and each rule run once over all of them instead of once per field."""
+        return [(clean, n) for clean, n, _ in self.scrub_fields(texts, disabled)]
+
+    def scrub_fields(self, texts: list[str], disabled: Iterable[str] = ()) -> list[Scrubbed]:
+        """As scrub_many, each text's ``(clean_text, findings, cuts)``: ``cuts`` what was cut out
+        of it, values worth cutting wherever else they occur, for the record step (everywhere.py)."""
+        off = set(disabled)
         if len(texts) == 1:
-            clean, found = self.scrub(texts[0], disabled)
-            return [(clean, len(found))]
+            t = texts[0]
+            return [self._scrubbed(t, self.cuts(t, off) if t else [], off)]
         joined = FIELD_SEP.join(texts)
-        findings = self.cuts(joined, disabled) if joined else []
-        out: list[tuple[str, int]] = []
+        findings = self.cuts(joined, off) if joined else []
+        if not findings:
+            return [(t, 0, NO_CUTS) for t in texts]
+        out: list[Scrubbed] = []
         base = 0
         k = 0
         for t in texts:
             end = base + len(t)
             while k < len(findings) and findings[k].end <= base:
                 k += 1
-            parts: list[str] = []
-            pos = base
-            count = 0
-            j = k
-            while j < len(findings) and findings[j].start < end:
-                f = findings[j]
-                s, e = max(f.start, base), min(f.end, end)
-                parts.append(joined[pos:s])
-                parts.append(f"[REDACTED:{f.rule}]")
-                pos = e
-                count += 1
-                j += 1
-            if count:
-                parts.append(joined[pos:end])
-                out.append(("".join(parts), count))
+            if k == len(findings) or findings[k].start >= end:
+                out.append((t, 0, NO_CUTS))
             else:
-                out.append((t, 0))
+                local: list[Finding] = []
+                j = k
+                while j < len(findings) and findings[j].start < end:
+                    f = findings[j]  # clipped to this text (a match across fields is redacted in both)
+                    local.append(Finding(f.rule, max(f.start, base) - base, min(f.end, end) - base))
+                    j += 1
+                out.append(self._scrubbed(t, local, off))
             base = end + len(FIELD_SEP)
         return out
+
+    def _scrubbed(self, text: str, findings: list[Finding], off: set[str]) -> Scrubbed:
+        """One text's result from its merged findings, with the values they cut spread over it."""
+        if not findings:
+            return text, 0, NO_CUTS
+        cuts = NO_CUTS
+        if EVERYWHERE not in off:
+            cuts = Cuts(everywhere.cuts_of(text, findings, self.spreads))
+            extra = [f for f in everywhere.occurrences(text, cuts) if not everywhere.inside(f, findings)] if cuts else []
+            if extra:
+                findings = merge(findings + extra)
+        parts: list[str] = []
+        pos = 0
+        for f in findings:
+            parts.append(text[pos:f.start])
+            parts.append(f"[REDACTED:{f.rule}]")
+            pos = f.end
+        parts.append(text[pos:])
+        return "".join(parts), len(findings), cuts
+
+
+# One text scrubbed: its clean form, how many findings were redacted, and what they cut (a plain
+# tuple: a record's texts make one each, and a dataclass or NamedTuple cost the daemon's mix 5%).
+Scrubbed = tuple[str, int, "Cuts"]
 
 
 def _hyperscan_installed() -> bool:

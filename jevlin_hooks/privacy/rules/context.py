@@ -11,7 +11,10 @@ RULES: tuple[Rule, ...] = (
          examples=("cloudflare: \"{alnum:40}\"", "algoliaAdmin: {alnum:60}"),
          counter_examples=("sumOfExposures = 3Kof2VffNQ0QgYIhXUPJosVlCaQKm2hfpWE6F1fT9YGY74blQBIPsrkCcf1TwKE5;",
                            "integrity \"sha512-3Ahq6nNQ0sBZAkBcyKNXtUk3rU3mpS5vAlg/kuQ6gmpVSbzDVk1Wg5iBp2HNoKJmEEDWKDnKFcGbSohRrCNm5sA==\"",
-                           "publicToken = \"9Cnzj4p4WGeKLs1Pt8QuKUpRKfFLfRYC9AIKjbJTWit\"")),
+                           "publicToken = \"9Cnzj4p4WGeKLs1Pt8QuKUpRKfFLfRYC9AIKjbJTWit\"",
+                           "The ED25519 key fingerprint is SHA256:{b64:43}.", "Digest: sha-256={b64:43}=",
+                           "< x-amz-id-2: {b64:76}", "{\"name\": \"x-trace-id\", \"value\": \"{hex:32}\"}",
+                           "# public key: age1{lowernum:58}", "[\"APP_ENV=staging\", \"SOURCE_COMMIT={hex:40}\", \"HOSTNAME=web-1\"]")),
     # --- passwords in commands, cloud CLIs, base64 wrappers, split values ----------------------
     Rule("cli-password", "secret", "passwords given to command-line tools by their short flags: mysql -pX / -p'X', redis-cli -a X, sshpass -p X, docker/podman/helm login -p X, sqlcmd/bcp -P X, az login -p X, mongo/mongosh -p X, ldapsearch/ldapmodify -w X, keytool -storepass/-keypass X, openssl -passin/-passout pass:X, openssl enc -k X, zip/unzip -P X, 7z -pX, ssh-keygen -N/-P X, twine -p X, smbclient -U USER%X; and as arguments: npm/yarn/pnpm config set //host/:_authToken X, poetry config http-basic.NAME USER X and pypi-token.NAME X, rabbitmqctl add_user/change_password USER X, aws ssm put-parameter --value X; lftp -u USER,X; Windows: net use ... /user:NAME X, net use \\\\host\\share X, net user NAME X, setx NAME X for a credential-named NAME, PowerShell ConvertTo-SecureString 'X' -AsPlainText (a value starting with / is a Windows flag and stays)",
          r"(?:\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]*?[ \t]-p"
@@ -103,7 +106,8 @@ RULES: tuple[Rule, ...] = (
          parts.I18N_WORDS, (1, 2), "i18n",
          examples=("Mein Passwort ist Zq8#kL2p{alnum:4}, bitte ändern.", "le mot de passe est Xk9#mz2Lq{alnum:4}",
                    "密码是Ab3$xy9Kq{alnum:4}", "пароль: Qw9#er7Ty{alnum:4}"),
-         counter_examples=("Der Passwort-Manager speichert alles.", "postgres://root:j5cC.mdP@host/db")),
+         counter_examples=("Der Passwort-Manager speichert alles.", "postgres://root:j5cC.mdP@host/db",
+                           "La chiave che finisce con ghp...{alnum:4} è stata revocata ieri.")),
     # --- credentials by context ----------------------------------------------------------------
     Rule("kubernetes-secret-data", "secret", "values under data:/stringData: in a Kubernetes Secret manifest",
          r"(?i)(?:^|\n)[ \t]+[\"']?[a-z0-9_.\-]{1,60}[\"']?:[ \t]*(?:[\"']?([A-Za-z0-9+/]{8,}={0,2})[\"']?[ \t]*(?:\r?\n|$)|[|>][\-+]?[ \t]*\r?\n[ \t]+([A-Za-z0-9+/]{16,}={0,2}))",
@@ -129,7 +133,11 @@ RULES: tuple[Rule, ...] = (
          counter_examples=("token = get_token()", "api_key = config.api_key", "password = os.environ['DB_PASSWORD']",
                            "export TOKEN=$GITHUB_TOKEN", "export DB_PASS=$DB_PASS", "SMTP_PASS=${SMTP_PASS}",
                            "    secretKey: api-key", "    secretKey: github_token", "API_TOKEN=abcdefghijklmnop",
-                           "pw: true", "db-pwdy.corp.example.org:6379")),
+                           "pw: true", "db-pwdy.corp.example.org:6379", "TOKEN_TTL_SECONDS=86400", "session_timeout: 30m",
+                           "max_password_length: 128", "JWT_ALGORITHM=RS256", "PASSWORD_HASHER=argon2id", "OPENAI_API_KEY=sk-...{alnum:4}",
+                           "GITHUB_TOKEN=ghp_****{alnum:4}", "api_key: \"•••••••\"", "GOOGLE_APPLICATION_CREDENTIALS=/var/secrets/google/key.json",
+                           "\"ARN\": \"arn:aws:secretsmanager:us-east-1:{digits:12}:secret:prod/db-{alnum:6}\"",
+                           "signingkey = {HEX:40}", "RECAPTCHA_SITE_KEY=6L{b64url:38}")),
     Rule("credential-in-prose", "secret", "a password, passphrase, passcode, secret, token or key named in prose (\"the password is X\", \"the password is: X\", \"DB password -> X\", \"with token X\", \"set the password to X\", \"their token (X) expired\", \"the passphrase for the deploy key is X\", \"the password was reset to X\", \"the password for the `ci` user is X\": up to four words between the name and is/was/to) when X looks like one: digits, symbols or mixed case, not a plain word",
          r"(?i)\b(?:password|passphrase|passwd|pass phrase|passcode|api[ _-]?key|secret key|access key|secret|token)"
          r"(?:\s+(?:is:?|was:?|of|to|=|:|->)|(?:[ \t]+[`'\"]?[a-z][a-z0-9'_\-]{0,14}[`'\"]?){1,4}?[ \t]+(?:is:?|was:?|=|:|to|->))?[ \t]+[\"'`]?([^\s\"'`,;]{6,})",
@@ -137,7 +145,8 @@ RULES: tuple[Rule, ...] = (
          examples=("then the token x9Y8z7W6v5 expired", "the password is Zq8#kL2p{alnum:4}",
                    "the password for the `ci` user is Xk9mz2Lq{alnum:4}"),
          counter_examples=("token_url=https://auth.example.com/oauth/token region=eu-west-1",
-                           "the token lifetime is 86400s", "the secret name is db-creds-v2")),
+                           "the token lifetime is 86400s", "the secret name is db-creds-v2",
+                           "\"9d2e3c93 feat: token refresh\\nf7419b3c0 fix: config loader\"", "the key ending in ghp_...{alnum:4} was revoked")),
     Rule("credential-use-as", "secret", "a value named as a credential after it: \"use X as the password\", \"with X as the new admin password\", \"set X as the API key\" (up to two words before the name), when X looks like one",
          r"(?i)\b(?:use|using|with|try|set|enter|type)[ \t]+[\"'`]?([^\s\"'`,;]{6,}?)[\"'`]?[ \t]+as[ \t]+(?:(?:the|a|your|my|our|their)[ \t]+)?(?:[a-z]+[ \t]+){0,2}?"
          r"(?:password|passphrase|passcode|passwd|pwd|secret|token|api[ _-]?key)\b",
@@ -154,12 +163,16 @@ RULES: tuple[Rule, ...] = (
          r"(?im)^[ \t]*\|[ \t]*(?:\*\*|`)?(" + parts.STRONG + r")(?:\*\*|`)?[ \t]*\|[ \t]*`?([^|`\s]{3,})`?[ \t]*(?:\||$)",
          ("|",), 2, "cell", prefilter=True,
          examples=("| DB_PASSWORD | Zq8#kL2p{alnum:4} |",),
-         counter_examples=("| password | string | The user's password |",)),
+         counter_examples=("| password | string | The user's password |", "| `TOKEN_ENDPOINT` | `https://auth.example.com/oauth2/token` |",
+                           "| `SECRET_ARN` | `arn:aws:secretsmanager:eu-west-1:{digits:12}:secret:prod/db-{alnum:6}` |",
+                           "| `JWT_EXPIRES_IN` | `3600` |", "| `OPENAI_API_KEY` | `sk-...{alnum:4}` |")),
     Rule("credential-xml", "secret", "credential-named XML elements and key/value attributes (<password>X</password>, <add key=\"Password\" value=\"X\"/>)",
-         r"(?i)(?:<(" + parts.STRONG + r")>\s*([^<\s][^<\r\n]{2,}?)\s*<|key=\"[^\"]*(?:passw|secret|token|apikey)[^\"]*\"\s+value=\"([^\"]{3,})\")",
-         ("<", "value="), (2, 3), "xml",
+         r"(?i)(?:<(" + parts.STRONG + r")>\s*([^<\s][^<\r\n]{2,}?)\s*</|key=\"([^\"]*(?:passw|secret|token|apikey)[^\"]*)\"\s+value=\"([^\"]{3,})\")",
+         ("<", "value="), (2, 4), "xml",
          examples=("<add key=\"ClientSecret\" value=\"q9Xv!2kLmP#4\" />", "<ClientSecret>q9Xv!2kLmP#4</ClientSecret>"),
-         counter_examples=("<UserSecretsId>79a3edd0-2092-40a2-a04d-dcb46d5ca9ed</UserSecretsId>",)),
+         counter_examples=("<UserSecretsId>79a3edd0-2092-40a2-a04d-dcb46d5ca9ed</UserSecretsId>",
+                           "<add key=\"refreshTokenTtl\" value=\"720h\" />",
+                           "SLACK_TOKEN=<your-api-key> HOST=db API_KEY_HEADER=X-Api-Key SMTP_PASSWORD=<your-api-key>")),
     Rule("credential-name-value", "secret", "a value under a credential name in name/value and key/value pairs: Kubernetes and Compose env lists (- name: DB_PASSWORD, then value: X), ECS task definitions and Terraform ({\"name\": \"API_TOKEN\", \"value\": \"X\"}), GitLab CI variables and Helm lists ({\"key\": \"DB_PASSWORD\", \"value\": \"X\"}), and an object under a credential name holding a value, as terraform output -json and Pulumi print it ({\"db_password\": {\"sensitive\": true, \"value\": \"X\"}}); valueFrom (a secretKeyRef) stays",
          r"(?i)(?:\b(?:name|key)[\"']?[ \t]*[:=][ \t]*[\"']?(" + parts.STRONG + r")[\"']?[ \t]*(?:,[ \t]*(?:\r?\n[ \t]*)?|\r?\n[ \t]*)[\"']?"
          r"|\"(" + parts.STRONG + r")\"[ \t]*:[ \t]*\{[^{}\n]{0,120}?\")"
@@ -167,7 +180,8 @@ RULES: tuple[Rule, ...] = (
          ("value",), (3, 4, 5, 6), "name-value", prefilter=True,
          examples=("env:\n- name: DB_PASSWORD\n  value: Zq8kL2p{alnum:6}\n",
                    "{\"name\": \"API_TOKEN\", \"value\": \"Xk9mz2Lq{alnum:8}\"}"),
-         counter_examples=("- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db\n",)),
+         counter_examples=("- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db\n",
+                           "Name: ACCESS_TOKEN_LIFETIME\nValue: 15m", "{\"name\": \"API_TOKEN\", \"value\": \"sk-...{alnum:4}\"}")),
     Rule("basic-auth-call", "secret", "a password given with its user name in code: auth=(\"user\", \"X\") (requests, httpx), HTTPBasicAuth(\"user\", \"X\"), HTTPDigestAuth, aiohttp.BasicAuth, basic_auth(\"user\", \"X\"), .NET NetworkCredential(\"user\", \"X\"), Java PasswordAuthentication and UsernamePasswordCredentials, smtplib/ftplib/imaplib .login(\"user\", \"X\"), superagent .auth(\"user\", \"X\"), ldap simple_bind_s(\"dn\", \"X\")",
          r"(?i)(?:\bauth[ \t]*=[ \t]*\(|\b(?:HTTPBasicAuth|HTTPDigestAuth|BasicAuth|basic_auth|NetworkCredential|PasswordAuthentication"
          r"|UsernamePasswordCredentials|PasswordCredential)[ \t]*\(|\.(?:login|auth|simple_bind_s|bind_s)[ \t]*\()[ \t]*[\"']([^\"'\r\n]*)[\"'][ \t]*,[ \t]*"
@@ -183,5 +197,6 @@ RULES: tuple[Rule, ...] = (
          counter_examples=("keying = \"aB3dE5fG7hJ9kL1mNq\"", "csrf_token = \"Mj2qykJO5rELyHgezQ69nzUX0i3OH67V\"",
                            "commit 9a038989604e8da62ecddbe2094b16ce1b778be1 fixed it",
                            "request id 832d2129-a846-4e27-99f4-7004b6ad53ef failed",
-                           "image ghcr.io/org/app@sha256:4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945")),
+                           "image ghcr.io/org/app@sha256:4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945",
+                           "# public key: age1{lowernum:58}", "x-amz-id-2: {b64:76}")),
 )

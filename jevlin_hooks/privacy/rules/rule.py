@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import KW_ONLY, dataclass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Rule:
     """One rule. ``pattern`` is RE2 syntax (no backtracking: no input can make a rule slow).
 

@@ -1,8 +1,9 @@
 """OTLP/HTTP to any OpenTelemetry backend: Phoenix, Langfuse, LangSmith, MLflow, a Collector.
 
-Protobuf by default (Phoenix takes nothing else), JSON on request, always gzip. The messages
-are the OpenTelemetry project's own `opentelemetry-proto` classes; the span tree and its
-attributes are in otlp_spans. Answers are read as every sink reads them (http.classify): 2xx
+Protobuf by default (Phoenix takes nothing else), JSON on request, always gzip. The request is
+written by otlp_wire, exactly as the OpenTelemetry project's own `opentelemetry-proto` classes
+write it (a test holds it to them), which read the answers; the span tree and its attributes are
+in otlp_spans. Answers are read as every sink reads them (http.classify): 2xx
 delivered (a body that cannot be read is still a success); 429, 502, 503, 504 (and 408, other
 5xx) retried after `Retry-After`; 3xx, 401, 403, 404, 415, 422, ... hold the queue and name the
 setting to fix; 413 and other 4xx split the batch to find the record at fault. OTLP adds
@@ -13,30 +14,23 @@ alone.
 
 from __future__ import annotations
 
-import base64
-import json
 import os
+import struct
 import urllib.parse
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-from google.protobuf import json_format
-from google.protobuf.message import DecodeError
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-    ExportTraceServiceRequest,
-    ExportTraceServiceResponse,
-)
-from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, InstrumentationScope, KeyValue
-from opentelemetry.proto.resource.v1.resource_pb2 import Resource
-from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span, Status
+from typing import TYPE_CHECKING, Any
 
 from jevlin_hooks import __version__
 from jevlin_hooks.base import redact
-from jevlin_hooks.ship.sinks import Result
+from jevlin_hooks.ship import codec
+from jevlin_hooks.ship.sinks import Result, otlp_wire
 from jevlin_hooks.ship.sinks.http import Reply, classify, client, endpoint_problem, inert, post
-from jevlin_hooks.ship.sinks.otlp_spans import SpanData, build
+from jevlin_hooks.ship.sinks.otlp_spans import build
+
+if TYPE_CHECKING:
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
 PROTOBUF = "http/protobuf"
 JSON = "http/json"
@@ -108,66 +102,21 @@ def resolve(ship: dict[str, Any], env: Mapping[str, str] | None = None) -> Targe
 
 # --- encoding ------------------------------------------------------------------------------------
 
-INT64 = (-(2**63), 2**63 - 1)
-
-
-def _value(v: Any) -> AnyValue:
-    """Any value as an AnyValue that protobuf accepts: text with a lone surrogate is repaired,
-    an integer out of int64 range goes as text (one odd field never costs the record)."""
-    if isinstance(v, bool):
-        return AnyValue(bool_value=v)
-    if isinstance(v, int) and INT64[0] <= v <= INT64[1]:
-        return AnyValue(int_value=v)
-    if isinstance(v, float):
-        return AnyValue(double_value=v)
-    if isinstance(v, (list, tuple)):
-        return AnyValue(array_value=ArrayValue(values=[_value(x) for x in v]))
-    return AnyValue(string_value=_text(str(v)))
-
-
-def _text(s: str) -> str:
-    return s.encode("utf-8", "replace").decode("utf-8")
-
-
-def _attributes(pairs: list[tuple[str, Any]]) -> list[KeyValue]:
-    return [KeyValue(key=k, value=_value(v)) for k, v in pairs if v is not None]
-
-
-def to_proto(s: SpanData) -> Span:
-    return Span(
-        trace_id=s.trace_id, span_id=s.span_id, parent_span_id=s.parent_id or b"", name=_text(s.name),
-        kind=Span.SPAN_KIND_INTERNAL, start_time_unix_nano=s.start_ns, end_time_unix_nano=s.end_ns,
-        # an int is what the message takes; the enum's ValueType exists only in the stubs
-        attributes=_attributes(s.attributes), status=Status(code=s.status, message=_text(s.status_message)),  # type: ignore[arg-type]
-    )
-
-
-def request(spans: list[Span]) -> ExportTraceServiceRequest:
-    resource = Resource(attributes=_attributes([("service.name", "jevlin-hooks"), ("service.version", __version__)]))
-    scope = InstrumentationScope(name="jevlin-hooks", version=__version__)
-    return ExportTraceServiceRequest(resource_spans=[ResourceSpans(resource=resource, scope_spans=[
-        ScopeSpans(scope=scope, spans=spans)])])
-
-
-def _hex_ids(obj: Any) -> Any:
-    """OTLP/JSON departs from the protobuf JSON mapping in one place: trace and span ids are
-    hex strings, not base64."""
-    if isinstance(obj, dict):
-        return {k: (base64.b64decode(v).hex() if k in ("traceId", "spanId", "parentSpanId") and isinstance(v, str)
-                    else _hex_ids(v)) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_hex_ids(x) for x in obj]
-    return obj
-
-
-def encode(req: ExportTraceServiceRequest, protocol: str) -> tuple[bytes, str]:
+def encode(spans: list[bytes] | list[dict[str, Any]], protocol: str) -> tuple[bytes, str]:
+    """The request for spans encoded by otlp_wire (``span_pb`` for protobuf, ``span_json`` for JSON)."""
     if protocol == JSON:
-        body = _hex_ids(json_format.MessageToDict(req, use_integers_for_enums=True))
-        return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode(), "application/json"
-    return req.SerializeToString(), "application/x-protobuf"
+        req = otlp_wire.request_json(spans, "jevlin-hooks", __version__)  # type: ignore[arg-type]
+        return codec.dumps(req), "application/json"
+    return otlp_wire.request_pb(spans, "jevlin-hooks", __version__), "application/x-protobuf"  # type: ignore[arg-type]
 
 
 def parse_response(body: bytes, content_type: str) -> ExportTraceServiceResponse | None:
+    # The message classes are for reading an answer only (a collector's partial success): most
+    # answers are empty, and a daemon that is never told of one never imports them.
+    from google.protobuf import json_format
+    from google.protobuf.message import DecodeError
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+
     msg = ExportTraceServiceResponse()
     if not body:
         return msg
@@ -191,7 +140,8 @@ def answer(reply: Reply, ids: list[str], target: Target) -> Result:
                        fmt=f'[ship] otlp_protocol (now "{target.protocol}"; the other is "{other}")')
     if verdict is not None:
         return verdict
-    msg = parse_response(reply.body or b"", reply.headers.get("Content-Type") or "")
+    # most collectors answer an empty body: nothing to read (nor the message classes to import)
+    msg = parse_response(reply.body, reply.headers.get("Content-Type") or "") if reply.body else None
     note = None
     if msg is not None and msg.HasField("partial_success"):
         ps = msg.partial_success
@@ -224,12 +174,13 @@ class OtlpSink:
         if problem:
             return Result(retry=True, error=problem, hold=problem)
         spans, bad = build(records, self.turn_end, frozenset(self.sent))
-        protos: list[Span] = []
+        encoded: list[Any] = []
         synth: list[bytes] = []
+        attrs = otlp_wire.new_attrs()
         for s in spans:
             try:
-                protos.append(to_proto(s))
-            except (ValueError, TypeError) as exc:  # nothing known reaches here (values are repaired)
+                encoded.append(otlp_wire.span_json(s) if t.protocol == JSON else otlp_wire.span_pb(s, attrs))
+            except (ValueError, TypeError, OverflowError, struct.error) as exc:  # nothing known reaches here
                 if s.record_id is not None:
                     bad[s.record_id] = f"cannot be encoded: {type(exc).__name__}"
                 continue
@@ -238,7 +189,7 @@ class OtlpSink:
         ids = [r["record_id"] for r in records if r["record_id"] not in bad]
         if not ids:
             return Result(rejected=bad)
-        body, ctype = encode(request(protos), t.protocol)
+        body, ctype = encode(encoded, t.protocol)
         reply = post(self.http, t.url, body, t.headers, ctype)
         result = reply if isinstance(reply, Result) else answer(reply, ids, t)
         result.rejected.update(bad)
