@@ -235,7 +235,8 @@ def test_lines_that_start_records_of_their_own_are_not_joined() -> None:
         key = rng.choice(["PATH", "HOME", "GOPATH"])
         first = f"{key}=" + "/".join(_token(rng, 6) for _ in range(w))
         first = first[:w - 1] + rng.choice(ALNUM)
-        for nxt in ("SMTP_PASSWORD=", "  HOSTNAME=web-7f9c", "2026-12-03T10:41:17Z INFO ready", " user: alice",
+        digest = "".join(rng.choice("0123456789abcdef") for _ in range(rng.choice([32, 40, 64])))
+        for nxt in (f"{digest}  backup.sql.gz", f"{digest} *dist/app.tar.gz", "SMTP_PASSWORD=", "  HOSTNAME=web-7f9c", "2026-12-03T10:41:17Z INFO ready", " user: alice",
                     "+DOPPLER_TOKEN=${DOPPLER_TOKEN}", "    # rotate monthly", "HF_TOKEN", "K8S_TOKEN", "OAUTH2_CLIENT_ID",
                     "AWS_S3_BUCKET", "- item"):
             text = f"{first}\n{nxt}\n"

@@ -63,6 +63,11 @@ _RECORD_START = re.compile(rb"[+\-]?(?:[A-Za-z_][A-Za-z0-9_.\-]+(?:=[^=\s]|[ \t]
                            rb"|(?![A-Z0-9_]*[0-9][A-Z]+[0-9])[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:[ \t]|\r?$))"
                            rb"|\d{4}-\d\d-\d\d[T ]|\d\d:\d\d:\d\d|(?:[-*+>$%#]|\d{1,3}[.)])[ \t]", re.M)
 
+# a checksum tool's line (md5sum, sha256sum, shasum: a digest of one of the usual lengths, then
+# the file's name) starts a record of its own, as a line of `ls` does
+_DIGEST_LINE = re.compile(rb"(?:[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{56}|[0-9a-f]{64}|[0-9a-f]{96}|[0-9a-f]{128}"
+                          rb"|[0-9A-F]{32}|[0-9A-F]{40}|[0-9A-F]{64})[ \t]+\*?[^\s*]")
+
 
 def joints(text: str, view: bytes) -> list[Joint]:
     """Every joint in the text, ascending and apart."""
@@ -259,6 +264,8 @@ def _next_piece(view: bytes, end: int, p: int) -> bool:
         return False
     if (view[p] == 35 and view[p + 1:p + 2] in (b" ", b"\t", b"\n", b"")) or _RECORD_START.match(view, p):
         return False  # (# and a space: a comment)
+    if _DIGEST_LINE.match(view, p):
+        return False
     return _secretish(view, end, p)
 
 
