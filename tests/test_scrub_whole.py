@@ -159,9 +159,10 @@ def test_no_piece_of_a_secret_is_left_wrapped_or_encoded(seed: int) -> None:
         # At a width of its own (not 64, 76, 80, 100, 120, 132, 160) a wrap is told by the pane's
         # other lines of that width (a pane wraps every long line at one width); without them,
         # only a cut that reaches the line's end is carried over (joints.continues), and a value
-        # cut before any rule can match its first piece is not found.
+        # cut before any rule can match its first piece is not found. (Enough prose for two lines
+        # in a row cut inside a word: a pane's line that ends on a space shows no width.)
         if width not in joints_.WRAP_WIDTHS or rng.random() < 0.5:
-            text += "\n" + _wrap(" ".join(_word(rng) for _ in range(40)), width, indent)
+            text += "\n" + _wrap(" ".join(_word(rng) for _ in range(80)), width, indent)
         # a piece of the value that reads as a word of prose is not joined (joints._word_beside):
         # the random value happened to cut into words
         pieces = [ln.removeprefix(indent).split(" ")[0] for ln in _wrap(line, width, indent).split("\n")[1:]]
