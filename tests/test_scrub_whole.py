@@ -189,3 +189,18 @@ def test_whole_token_can_be_turned_off() -> None:
     text = f"x-{body}"
     assert s.scrub(text)[0] == "[REDACTED:github-token]"
     assert s.scrub(text, [whole.NAME])[0] == "x-[REDACTED:github-token]"
+
+
+def test_a_token_that_starts_with_its_prefix_is_not_carried_onto_the_line_above() -> None:
+    """A match that starts with its rule's keyword starts its token: a random-looking value ending
+    the line above (a public key, a digest, an id) is not taken for the token's wrapped first piece."""
+    rng = random.Random(28)
+    bech32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+    for _ in range(200):
+        above = rng.choice(["# public key: age1" + _r(rng, bech32, 58, 58), "recipient " + _r(rng, ALNUM, 40, 90),
+                            "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + _r(rng, ALNUM + "+/", 43, 43)])
+        secret = rng.choice([lambda: "AGE-SECRET-KEY-1" + _r(rng, string.ascii_uppercase + "023456789", 58, 58),
+                             lambda: "ghp_" + _r(rng, ALNUM, 36, 36), lambda: "glpat-" + _r(rng, B64URL, 20, 20)])()
+        text = f"$ cat key.txt\n{above}\n{secret}\n$ exit"
+        clean = scrub.scrub(text)[0]
+        assert above.split()[-1] in clean and not _left_of(secret, clean), (text, clean)

@@ -114,6 +114,7 @@ class Scrubber:
         self._end_db = {i: int(r.longest_in_long_texts) for i, r in enumerate(self.rules) if r.longest is not None}
         self._pii = frozenset(r.name for r in self.rules if r.category == "pii")  # a phone number is not split in two
         self._secret = frozenset(r.name for r in self.rules if r.category == "secret")  # cut whole tokens (whole.py)
+        self._prefixes = {r.name: tuple(k.lower() for k in r.keywords) for r in self.rules if r.category == "secret" and r.keywords}
         # the rules whose values spread (everywhere.py): those found by their context (a key name,
         # a flag, a word nearby); a value a rule matches alone is found again wherever it is
         self.spreads = frozenset(r.name for r in self.rules if r.groups != (0,) or r.near or r.check in ("yamlblock", "k8s"))
@@ -241,7 +242,7 @@ class Scrubber:
         view = one_byte_view(text)
         findings, joints = self._found(text, off, view)
         if whole.NAME not in off:
-            findings = whole.whole(text, view, findings, joints, self._secret)
+            findings = whole.whole(text, view, findings, joints, self._secret, self._prefixes)
         return merge(findings)
 
     def _windows(self, g: _Gate, text: str, lower: str, view: bytes, selected: set[int]) -> dict[int, list[tuple[int, int]]]:

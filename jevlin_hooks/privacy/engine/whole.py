@@ -39,11 +39,13 @@ _FLAG = re.compile(r"-{1,2}[A-Za-z]{1,2}")
 
 
 def whole(text: str, view: bytes, findings: list[Finding], joints: list[joints_.Joint],
-          secret: frozenset[str]) -> list[Finding]:
+          secret: frozenset[str], prefixes: dict[str, tuple[str, ...]] | None = None) -> list[Finding]:
     """``findings`` with each secret's span grown to the edges of the token it is in, across the
     joints (line end, continuation start, "") of a wrapped value, and across a line end where
     the line looks wrapped at a width the joints could not tell (joints.continues). ``view``:
-    the text's one-byte view."""
+    the text's one-byte view. ``prefixes``: each rule's keywords, lower-cased; a match that
+    starts with one starts its token (AGE-SECRET-KEY-1..., ghp_...), so its cut is not carried
+    back over a line end onto the line before (an age public key above its secret key)."""
     # a joint read as " " (the wrap fell on a space) ends the token: -1, never crossed
     ahead = {a: (b if not r else -1) for a, b, r in joints}
     back = {b: (a if not r else -1) for a, b, r in joints}
@@ -52,7 +54,8 @@ def whole(text: str, view: bytes, findings: list[Finding], joints: list[joints_.
         if f.rule not in secret:
             out.append(f)
             continue
-        s, e = _left(text, view, f.start, back), _right(text, view, f.end, ahead)
+        starts = prefixes is not None and text[f.start:f.start + 64].lower().startswith(prefixes.get(f.rule, ()) or ("\x00",))
+        s, e = _left(text, view, f.start, back, not starts), _right(text, view, f.end, ahead)
         if _FLAG.fullmatch(text, s, f.start):
             s = f.start  # a command-line flag the value is glued to (mysql -pSECRET) stays
         out.append(f if (s, e) == (f.start, f.end) else Finding(f.rule, s, e))
@@ -90,7 +93,7 @@ def _token_at(text: str, i: int) -> bool:
     return i < len(text) and text[i] in TOKEN
 
 
-def _left(text: str, view: bytes, s: int, back: dict[int, int]) -> int:
+def _left(text: str, view: bytes, s: int, back: dict[int, int], across: bool = True) -> int:
     while True:
         while s > 0:
             c = text[s - 1]
@@ -106,6 +109,8 @@ def _left(text: str, view: bytes, s: int, back: dict[int, int]) -> int:
                 s -= 1
             else:
                 break
+        if not across:
+            break
         j = back.get(s)
         if j is None:
             nl = text.rfind("\n", 0, s)
