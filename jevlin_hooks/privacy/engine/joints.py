@@ -12,6 +12,7 @@ taken out ("", or " " where the wrap fell on a space).
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import operator
 import re
@@ -128,10 +129,11 @@ def wraps(text: str, view: bytes) -> list[Joint]:
     if not ascii_only:
         # a line holding wide characters, counted in columns: only where it could end inside a value
         # (each character outside ASCII, \x1a in the view, takes one column or two)
-        top = max(widths)
+        ws = sorted(widths)
         for i in [i for i, ln in enumerate(lines[:-1]) if ln and ln[-1] in _WRAP_END and 26 in ln]:
             n = lens[i]
-            if n >= top or not any(n < w <= n + lines[i].count(26) for w in widths):
+            k = bisect.bisect_right(ws, n)  # the narrowest pane wider than n characters
+            if k == len(ws) or ws[k] > n + lines[i].count(26):
                 continue
             content = _after_indent(lines[i + 1])
             if not content or content[0] not in _WRAP_START or _RECORD_START.match(content):

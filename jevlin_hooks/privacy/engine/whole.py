@@ -36,6 +36,7 @@ _PART = r"(?:[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[a-z]+[0-9]{1,3})"
 _WORD = re.compile(rf"{_PART}(?:[-_.]{_PART})*")
 _SEGMENT = 64  # a path's word is shorter: longer segments are read as token
 _FLAG = re.compile(r"-{1,2}[A-Za-z]{1,2}")
+_INDENT = " \t" + "".join(joints_.CONTINUATION_MARKS)
 
 
 def whole(text: str, view: bytes, findings: list[Finding], joints: list[joints_.Joint],
@@ -114,7 +115,8 @@ def _left(text: str, view: bytes, s: int, back: dict[int, int], across: bool = T
         j = back.get(s)
         if j is None:
             nl = text.rfind("\n", 0, s)
-            if nl > 0 and joints_.continues(text, view, nl) == s:
+            # (only where s starts the line's content: after its indentation and a mark)
+            if nl > 0 and not text[nl + 1:s].strip(_INDENT) and joints_.continues(text, view, nl) == s:
                 j = nl
         if j is None or j <= 0 or text[j - 1] not in TOKEN:
             break
