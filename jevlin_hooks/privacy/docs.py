@@ -9,6 +9,7 @@ from jevlin_hooks.base import config, spool
 from jevlin_hooks.privacy import record
 from jevlin_hooks.privacy.checks import LEFT_ALONE
 from jevlin_hooks.privacy.checks.judges import JUDGES
+from jevlin_hooks.privacy.engine import joints, views, whole
 from jevlin_hooks.privacy.rules import ALPHABETS, RULES
 from jevlin_hooks.privacy.rules.printed import COMMANDS
 
@@ -73,16 +74,42 @@ Rules run on RE2 (linear time: no input can make them slow) behind a keyword pre
 
 
 SPLIT = """
-## Secrets split across lines
+## Encoded values, values split across lines, and whole tokens
 
-Agents and terminals cut long values: Python's implicit string concatenation
-(`("sk-proj-abc"\\n "def")`), `"abc" + "def"`, a shell line continuation (`abc\\` then `def` on the
-next line), and a terminal's hard wrap (a line of exactly 80, 100 or 120 characters running on).
-Around each such joint the scrubber also reads the text with the joint taken out; a secret found
-across a joint is redacted in the original text over both pieces and the joint, so no piece of it
-is left beside a `[REDACTED]`. YAML literal and folded blocks (`password: |`, `api_secret: >-`)
-under a credential-named key are redacted line by line (`yaml-block-secret`). Turning a rule off
-turns it off here too; personal-data rules do not look across joints.
+**Layers of encoding.** A value often arrives encoded: inside a JSON string (`\\"`, `\\n`,
+`\\u00e9`, a surrogate pair; JSON in a JSON string, escaped twice), as HTML or XML entities
+(`&quot;`, `&#x2F;`, `&#47;`, `&amp;`), URL-encoded (`%%2F`, `%%40`), or shell-quoted (`'\\''`,
+`'"'"'`, `"\\""`, `$'...'`). The scrubber also reads the text with those decoded (a *view*),
+up to %(depth)d layers deep, runs the same rules on it, and redacts what they find over its whole
+encoded form in the original text. A quote decoded inside a word (a password holding `"` or `'`)
+is read as part of the value. A `+` in a URL is left as it is (base64 values carry it), and
+`%%VAR%%` references that are not UTF-8 stay as they are. A view is built only where its trigger
+occurs (a backslash, an `&`, a `%%`, a quoting idiom, a joint), and only around what it decodes.
+
+**Values split across lines.** Agents and terminals cut long values: Python's implicit string
+concatenation (`("sk-proj-abc"\\n "def")`), `"abc" + "def"`, a shell line continuation (`abc\\`
+then `def` on the next line), a block of lines that each hold one piece of a token (`fold -w N`,
+a base64 blob), and a pane or log viewer's hard wrap at any width: a line exactly as wide as the
+pane (%(widths)s columns, or a width two lines in a row show; counted in terminal columns where
+it holds wide characters) whose value goes on at the start of the next line, flush left,
+indented, or behind a continuation mark (%(marks)s). Those joints are taken out in the view, and
+a secret found across one is redacted over every piece and the joints. A next line that starts a
+record of its own (`KEY=value`, `key: value`, a timestamp, a list bullet, a shell prompt), or a
+word of prose beside the cut, is not a piece. Personal-data rules never read across a joint (two
+numbers side by side are not one phone number).
+
+**Whole tokens.** Wherever a rule matched, a secret's redaction covers the whole token it falls
+in: the run of letters, digits, `_ - +` around it (`.` and `~` between them; `/` unless what
+follows it reads as a word of a path or URL; `%%2F %%2B %%3D`; `=` padding at the end), and a
+wrapped value's other pieces, also where a line that reaches the pane's edge goes on with a
+random-looking piece at a width nothing else in the text shows. A space, a quote, `= : , ; @ & ?
+#` and every other character end a token, so a key name, JSON punctuation, a URL's host and the
+next word stay; a command-line flag glued to a value (`-pSECRET`) stays too. Personal data is
+redacted as found.
+
+Each part can be turned off like a rule, by its name in `disabled_rules`: %(names)s. YAML literal
+and folded blocks (`password: |`, `api_secret: >-`) under a credential-named key are redacted line
+by line (`yaml-block-secret`). Turning a rule off turns it off in the views too.
 
 The rules for agent text (command-line passwords, cloud CLIs, base64 keys, credentials in other
 languages, phone numbers, cards, IBANs, SSNs) are in the table above and turn off by name like the
@@ -250,7 +277,9 @@ def markdown() -> str:
     for j in JUDGES:
         desc = j.description.replace("|", "\\|")
         out.append(f"| `{j.name}` | {j.category} | {desc} |\n")
-    out.append(SPLIT)
+    out.append(SPLIT % {"depth": views.MAX_DEPTH, "widths": ", ".join(map(str, sorted(joints.WRAP_WIDTHS))),
+                         "marks": " ".join(f"`{m}`" for m in sorted(joints.CONTINUATION_MARKS)),
+                         "names": ", ".join(f"`{n}`" for n in (*views.OFF, whole.NAME))})
     out.append(LAYOUTS)
     out.append(PERSONAL)
     for switch, names in config.PERSONAL_FAMILIES.items():

@@ -268,4 +268,4 @@ def printed_span(text: str, s: int, e: int, m: Any) -> tuple[int, int] | None:
     return vs, ve
 
 
-register(Check("printed", span=printed_span))
+register(Check("printed", span=printed_span, whole=False))  # its span ends where the output does

@@ -21,6 +21,8 @@ may do to spare it work, as attributes:
 * ``text_gate(lower)``: the rule runs only on texts where this holds;
 * ``public_pem_kept``: a value that is the base64 of a PEM certificate or public key stays (all
   but a Kubernetes Secret's data).
+* ``whole``: False where the span is the whole value by construction (what a command printed, up
+  to the prompt glued after it): engine/whole.py does not grow it to a token's edges.
 
 A rule naming a check that is not here is an error when the engine compiles the rules.
 """
@@ -50,6 +52,7 @@ class Check:
     value_span: ValueSpan | None = None
     text_gate: Callable[[str], bool] | None = None
     public_pem_kept: bool = True
+    whole: bool = True
 
 
 CHECKS: dict[str, Check] = {}
