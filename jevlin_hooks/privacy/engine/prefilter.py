@@ -14,14 +14,15 @@ Both only answer "can it be there?", so the scrubber's output is the same with o
 Without the module (no wheel for the platform) or when a database does not compile, build()
 returns None and the scrubber keeps its Aho-Corasick gate and runs every selected pattern.
 
-Compiling takes half a second of CPU (the keyword and pattern databases 0.25-0.35 s, the long
-texts' ends database 0.25 s), in every process that scrubs (the daemon, each of its workers,
-`preview`). So the compiled databases, all of them, are kept in the user's cache directory
-(platformdirs: ``~/.cache/jevlin-hooks`` on Linux, ``~/Library/Caches/jevlin-hooks`` on macOS),
-named by a digest of everything they were built from, and loaded in a millisecond. Hyperscan
-does not check a database's integrity, and a prefilter that answers wrong would skip a rule: the
-file carries the SHA-256 of its contents, checked before loading; a file that is not the user's
-own regular file, is writable by others, or does not check out is ignored and built again.
+Compiling them takes 0.8-1.1 s of CPU (the keyword and pattern databases about 0.6 s, the long
+texts' ends database 0.25 s; bench/scrub_startup.py), which every process that scrubs (the daemon,
+each of its workers, `preview`) would pay. So every compiled database is kept in the user's cache
+directory (platformdirs: ``~/.cache/jevlin-hooks`` on Linux, ``~/Library/Caches/jevlin-hooks`` on
+macOS), in a file named by its kind and a digest of everything it was built from, and loaded in a
+few milliseconds. Hyperscan does not check a database's integrity, and a prefilter that answers
+wrong would skip a rule: the file carries the SHA-256 of its contents, checked before loading; a
+file that is not the user's own regular file, is writable by others, or does not check out is
+ignored and built again.
 """
 
 from __future__ import annotations
