@@ -30,7 +30,8 @@ from dataclasses import dataclass
 
 from jevlin_hooks.privacy import automaton, checks
 from jevlin_hooks.privacy.checks import Check
-from jevlin_hooks.privacy.engine import anchored, everywhere, prefilter, scan, views, whole
+from jevlin_hooks.privacy.checks.judges import JUDGES
+from jevlin_hooks.privacy.engine import anchored, everywhere, fields, prefilter, scan, views, whole
 from jevlin_hooks.privacy.engine import windows as by_lines
 from jevlin_hooks.privacy.engine.everywhere import EVERYWHERE, NO_CUTS, Cuts
 from jevlin_hooks.privacy.engine.findings import Finding, merge
@@ -84,10 +85,18 @@ class Scrubber:
         # automaton would report every one of their thousands of occurrences.
         self._common_bytes = tuple((k, k.encode()) for k in sorted(common))
         extra = {w for r in self.rules for w in r.anchors} | {w for r in self.rules for w in r.near if w.isascii()}
+        extra |= set(fields.key_words())  # where the layout reader starts from (fields.py)
         # one order in every process: the prefilter cache is keyed by it
         self.words = sorted({k for r in self.rules for k in r.keywords if k not in common} | extra,
                             key=lambda w: (-len(w), w))
         self._gate = automaton.build(self.words)
+        index = {w: k for k, w in enumerate(self.words)}
+        self._rules_of_word: dict[int, list[int]] = {}  # gate word -> the rules with that keyword
+        for i, r in enumerate(self.rules):
+            for w in r.keywords:
+                if w in index:
+                    self._rules_of_word.setdefault(index[w], []).append(i)
+        self._field_words = frozenset(i for i, w in enumerate(self.words) if w in fields.key_words())
         self._always = [i for i, r in enumerate(self.rules) if not r.keywords]  # rules that run on every text
         self._by_keyword: dict[str, list[int]] = {}
         for i, r in enumerate(self.rules):
@@ -113,11 +122,15 @@ class Scrubber:
         # which of Hyperscan's two ends databases a rule of bounded length is in (every text, long ones)
         self._end_db = {i: int(r.longest_in_long_texts) for i, r in enumerate(self.rules) if r.longest is not None}
         self._pii = frozenset(r.name for r in self.rules if r.category == "pii")  # a phone number is not split in two
-        self._secret = frozenset(r.name for r in self.rules if r.category == "secret")  # cut whole tokens (whole.py)
+        # cut whole tokens (whole.py), but where the check's span is the value whole (printed output)
+        self._secret = frozenset(r.name for r, c in zip(self.rules, self.checks, strict=True)
+                                 if r.category == "secret" and (c is None or c.whole))
         self._prefixes = {r.name: tuple(k.lower() for k in r.keywords) for r in self.rules if r.category == "secret" and r.keywords}
         # the rules whose values spread (everywhere.py): those found by their context (a key name,
         # a flag, a word nearby); a value a rule matches alone is found again wherever it is
-        self.spreads = frozenset(r.name for r in self.rules if r.groups != (0,) or r.near or r.check in ("yamlblock", "k8s"))
+        # (and the field judges': a value under a key, fields.py)
+        self.spreads = frozenset(r.name for r in self.rules if r.groups != (0,) or r.near or r.check in ("yamlblock", "k8s")) \
+            | frozenset(j.name for j in JUDGES)
         self.hyperscan: Hyperscan | None = None
         self._ready = threading.Event()
         self._wants_hyperscan = prefilter and _hyperscan_installed()
@@ -129,7 +142,7 @@ class Scrubber:
         """Hyperscan takes 0.2-0.3 s to compile (RE2 all the rules: 0.05 s) and lets other threads
         run meanwhile: the first texts are scrubbed without it, with the same result."""
         located = {k for r, c in zip(self.rules, self.checks, strict=True) if c is not None and c.from_word is not None
-                   for k in r.keywords}
+                   for k in r.keywords} | set(fields.key_words())
         anchors = sorted({(self.words.index(w), w) for d in (self.lines.windowed, self.lines.near_windowed)
                           for ws in d.values() for w in ws})
         threading.Thread(target=self._build_hyperscan, name="jevlin-scrub-prefilter", daemon=True,
@@ -200,6 +213,7 @@ class Scrubber:
         # (a daemon record arrives with cold caches, where every object read is a miss)
         rules, compiled, possible, gated = self.rules, self.compiled, g.possible, g.gated
         text_gates, located, end_db = self._text_gates, self._located, self._end_db
+        by_rule: dict[int, list[tuple[int, int, int]]] | None = None
         for i in sorted(selected):
             rule = rules[i]
             if rule.name in off:
@@ -208,8 +222,16 @@ class Scrubber:
                 continue  # its check wants something in the text (a kind: Secret): none, no finding
             if i in located and len(lower) == len(text):
                 # The gate already found every word these rules start from: no need for RE2 to
-                # look again (with Unicode case folding, their patterns are the slowest).
-                out.extend(scan.located_findings(rule, located[i], text, lower, g.hits, self.words))
+                # look again (with Unicode case folding, their patterns are the slowest). Each
+                # rule reads only its own words' positions.
+                if by_rule is None:
+                    by_rule = {}
+                    for hit in g.hits:
+                        for r in self._rules_of_word.get(hit[0], ()):
+                            by_rule.setdefault(r, []).append(hit)
+                own = by_rule.get(i)
+                if own:
+                    out.extend(scan.located_findings(rule, located[i], text, lower, own, self.words))
                 continue
             for c in compiled[i]:
                 if possible is not None and c.pid not in possible and c.pid in gated:
@@ -229,6 +251,9 @@ class Scrubber:
                         scan.run(c, text, lower, ascii_view, utf8s, out, across, (found.get(c.pid, []), rule.longest or 0))
                         continue
                 scan.run(c, text, lower, ascii_view, utf8s, out, across, windows=lines.get(i))
+        if across is None:  # keys and values laid out in tables and pairs (fields.py), from the gate's words
+            where = [s for k, s, _ in g.hits if k in self._field_words] if len(lower) == len(text) else None
+            out.extend(fields.findings(text, ascii_view, off, where))
         return out
 
     def find_across(self, window: str, off: set[str], across: list[int]) -> list[Finding]:
