@@ -1,6 +1,6 @@
 """Hook and context start-to-exit wall time, side by side with the interpreter's floor.
 
-    .venv/bin/python bench/hook_latency.py [--n 200] [--only pi|hermes|copilot] [--baseline OTHER/entry.py]
+    .venv/bin/python bench/hook_latency.py [--n 200] [--only pi|hermes|gemini|copilot] [--baseline OTHER/entry.py]
 
 Each sample is one whole process, as the harness runs it: `python -I -S jevlin_hooks/capture/entry.py
 claude-code` with a real Claude Code payload on stdin. Every event sample is interleaved with a
@@ -133,10 +133,11 @@ def pi_rows(n: int, env: dict[str, str], floor_cmd: list[str]) -> list[tuple[str
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=200)
-    ap.add_argument("--only", choices=["pi", "hermes", "copilot"], help="only these rows (with their floor)")
+    ap.add_argument("--only", choices=["pi", "hermes", "copilot", "gemini"], help="only these rows (with their floor)")
     ap.add_argument("--baseline", help="copilot rows: another tree's entry.py, measured sample by sample beside this one")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="jevlin-bench-")
+    print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     home = os.path.join(tmp, "home")
     os.makedirs(home)
     with open(os.path.join(home, "config.toml"), "w") as f:
@@ -189,6 +190,10 @@ def main() -> None:
         report(hermes_rows(args.n, env, floor_cmd, tmp), args.n)
         shutil.rmtree(tmp, ignore_errors=True)
         return
+    if args.only == "gemini":
+        report(gemini_rows(args.n, env, floor_cmd, tmp), args.n)
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
     if args.only == "copilot":
         report(copilot_rows(args.n, env, floor_cmd, tmp, args.baseline), args.n)
         shutil.rmtree(tmp, ignore_errors=True)
@@ -219,6 +224,7 @@ def main() -> None:
     rows.append(("codex notify", floor, took))
 
     rows += hermes_rows(args.n, env, floor_cmd, tmp)
+    rows += gemini_rows(args.n, env, floor_cmd, tmp)
     rows += copilot_rows(args.n, env, floor_cmd, tmp, args.baseline)
 
     # Pi: the one step the agent waits for, the ack of a search's tool_call
@@ -260,13 +266,47 @@ def main() -> None:
 
 
 def report(rows: list[tuple[str, list[float], list[float]]], n: int) -> None:
+    """Per row: the floor's p50 and p99, the hook's p10-p99, and the ratios. `p99 x` is the
+    hook's p99 over the floor's p50 (the budget's ratio); `p99/fp99` is p99 over the floor's own
+    p99, which the same machine noise moves alike."""
     print(f"python {sys.version.split()[0]}  {os.cpu_count()} cpus  n={n} per row, interleaved with the floor")
+    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     width = max([26] + [len(label) for label, _, _ in rows])
-    print(f"{'what':<{width}} {'floor p50':>9} {'p10':>8} {'p50':>8} {'p90':>8} {'p99':>8} {'p50 x':>6} {'p99 x':>6}")
+    print(f"{'what':<{width}} {'floor p50':>9} {'floor p99':>9} {'p10':>8} {'p50':>8} {'p90':>8} {'p99':>8} "
+          f"{'p50 x':>6} {'p99 x':>6} {'p99/fp99':>8}")
     for label, floor, took in rows:
-        f50, t10, t50, t90, t99 = pct(floor, .5), pct(took, .1), pct(took, .5), pct(took, .9), pct(took, .99)
-        print(f"{label:<{width}} {f50 * 1000:7.1f}ms {t10 * 1000:6.1f}ms {t50 * 1000:6.1f}ms {t90 * 1000:6.1f}ms "
-              f"{t99 * 1000:6.1f}ms {t50 / f50:5.2f}x {t99 / f50:5.2f}x")
+        f50, f99 = pct(floor, .5), pct(floor, .99)
+        t10, t50, t90, t99 = pct(took, .1), pct(took, .5), pct(took, .9), pct(took, .99)
+        print(f"{label:<{width}} {f50 * 1000:7.1f}ms {f99 * 1000:7.1f}ms {t10 * 1000:6.1f}ms {t50 * 1000:6.1f}ms "
+              f"{t90 * 1000:6.1f}ms {t99 * 1000:6.1f}ms {t50 / f50:5.2f}x {t99 / f50:5.2f}x {t99 / f99:7.2f}x")
+
+
+def gemini_rows(n: int, env: dict[str, str], floor_cmd: list[str], tmp: str) -> list[tuple]:
+    """Every event `install --harness gemini-cli` hooks, run as installed (payload on stdin), with
+    the captured basic session's chat file in place. Each search is a fresh one (its own command,
+    so its own pair key); AfterTool's BeforeTool and AfterAgent's BeforeAgent run first, untimed."""
+    ev = {p["hook_event_name"]: p for _name, p in replay.scenario_events("basic", "gemini-cli")}
+    mapping = replay.lay_transcripts("basic", os.path.join(tmp, "gemini"), "gemini-cli")
+    hook = [PY, "-I", "-S", ENTRY, "gemini-cli"]
+
+    def payload(name: str, i: int) -> bytes:
+        p = replay.rewrite(ev[name], mapping)
+        if name in ("BeforeTool", "AfterTool"):
+            p["tool_input"] = dict(p["tool_input"], command=f'jevlin search "gemini {i}"')
+        return json.dumps(p).encode()
+
+    subprocess.run(hook, input=payload("SessionStart", 0), env=env, check=True)
+    rows = []
+    for name in ("SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "SessionEnd"):
+        floor, took = [], []
+        for i in range(n):
+            first = {"AfterTool": "BeforeTool", "AfterAgent": "BeforeAgent"}.get(name)
+            if first:
+                subprocess.run(hook, input=payload(first, i), env=env, check=True, stdout=subprocess.DEVNULL)
+            floor.append(run(floor_cmd, b"", env))
+            took.append(run(hook, payload(name, i), env))
+        rows.append((f"gemini {name}", floor, took))
+    return rows
 
 
 def copilot_rows(n: int, env: dict[str, str], floor_cmd: list[str], tmp: str,

@@ -62,8 +62,8 @@ def main() -> None:
     every = tuple(r.name for r in RULES)
     configs: dict[str, Callable] = {
         "whole": lambda m: scrub.find(m),
-        "gate only (every rule off)": lambda m: scrub.find(m, every, joints=False),
-        "no split values (joints=False)": lambda m: scrub.find(m, joints=False),
+        "gate only (every rule off)": lambda m: scrub.find(m, every, decoded=False),
+        "no decoded views (decoded=False)": lambda m: scrub.find(m, decoded=False),
         "without the 4 candidate-heavy rules": lambda m: scrub.find(m, CANDIDATE_HEAVY),
     }
     # every message seen once before any timing, so that no configuration pays alone for what the
@@ -74,7 +74,7 @@ def main() -> None:
         got = timed(msgs, configs, args.rounds, cold)
         whole = got["whole"]
         gate = got["gate only (every rule off)"]
-        split = whole - got["no split values (joints=False)"]
+        split = whole - got["no decoded views (decoded=False)"]
         heavy = whole - got["without the 4 candidate-heavy rules"]
         rec = timed(records, {"records": scrub.scrub_many}, args.rounds, cold)["records"]
         print(f"{'cold' if cold else 'warm'}: varied message p50 {whole:.2f} ms = gate {gate:.2f} (lower-casing, views, "

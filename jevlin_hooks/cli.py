@@ -311,7 +311,7 @@ def _quarantine(ns: Any) -> int:
         except ids.KeyError_ as exc:
             return _fail(str(exc))
         cfg, _ = config.settings(home)
-        disabled = tuple(cfg["privacy"]["disabled_rules"]) if cfg else ()  # unusable config: every rule on
+        disabled = config.disabled_rules(cfg)  # unusable config: every rule on
         n, problems = quarantine.release(home, chosen, key, disabled)
         for p in problems:
             print(f"jevlin-hooks: not released: {inert(p, 400)}", file=sys.stderr)
@@ -334,11 +334,14 @@ def _scrub(ns: argparse.Namespace) -> int:
 
             sys.stdout.write(docs.markdown())
         else:
-            for r in RULES:
-                print(f"{r.name:28} {r.category:6} {r.description}")
+            from jevlin_hooks.privacy.checks.judges import JUDGES
+
+            for name, category, description in [*((r.name, r.category, r.description) for r in RULES),
+                                                 *((j.name, j.category, j.description) for j in JUDGES)]:
+                print(f"{name:28} {category:6} {description}")
         return 0
     cfg, _ = config.settings(paths.home())
-    disabled = tuple(cfg["privacy"]["disabled_rules"]) if cfg else ()  # unusable config: every rule on
+    disabled = config.disabled_rules(cfg)  # unusable config: every rule on
     data = sys.stdin.buffer.read().decode("utf-8", "replace")
     clean, findings = scrub.scrub(data, disabled)
     if ns.explain:
@@ -414,7 +417,7 @@ def _preview(ns: argparse.Namespace) -> int:
     shown = 0
     for rec in records[: max(0, ns.limit)]:
         try:
-            safe = quarantine.safe_form(rec, key, tuple(cfg["privacy"]["disabled_rules"]))
+            safe = quarantine.safe_form(rec, key, config.disabled_rules(cfg))
         except record.InvalidRecord as exc:
             print(json.dumps({"invalid": str(exc)}))
             continue

@@ -18,6 +18,7 @@ PRIVACY = os.path.join(ROOT, "jevlin_hooks", "privacy")
 # (RE2, Aho-Corasick) and import nothing of ours but linear (RE2's engine in pure Python, where
 # google-re2 has no wheel); ids.py is the hook path's, stdlib only (tests/test_imports.py pins that).
 RANK = {"ids": 0, "known_ids": 0, "regex": 0, "linear": 0, "automaton": 0, "rules": 0, "public": 1, "heuristics": 1,
+        "personal": 1,
         "checks": 2, "engine": 3, "scrub": 4,
         "record": 5, "docs": 6}
 

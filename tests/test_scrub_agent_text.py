@@ -771,7 +771,6 @@ def sample(rule: str) -> str:
         "payment-card": f"card {generate.card(g)} ok", "iban": f"IBAN {generate.iban(g)} ok", "us-ssn": f"SSN: {generate.ssn(g)}",
         "url-token-user": f"git clone https://{rand(ALNUM, 30)}@github.com/org/repo.git", "config-directive-password": f"requirepass {v}",
         "credential-use-as": f"use {v} as the password", "credential-pair": f"creds are admin:{v}",
-        "credential-table-cell": f"| DB_PASSWORD | {v} |",
     }[rule]
 
 
@@ -779,7 +778,7 @@ NEW_RULES = ["cli-password", "stdin-password", "htpasswd-password", "aws-cli-sec
              "kubeadm-token", "yaml-block-secret", "credential-i18n", "openrouter-key", "stripe-webhook-secret", "langsmith-key",
              "supabase-key", "llm-provider-key-2", "dev-platform-token", "payment-provider-token", "dropbox-token", "phone-number", "phone-number-labelled",
              "docker-config-auth", "payment-card", "iban", "us-ssn", "url-token-user", "config-directive-password",
-             "credential-use-as", "credential-pair", "credential-table-cell"]
+             "credential-use-as", "credential-pair"]
 
 
 @pytest.mark.parametrize("name", NEW_RULES)

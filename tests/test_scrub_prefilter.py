@@ -211,6 +211,94 @@ def test_the_long_texts_database_leaves_out_what_it_is_told(monkeypatch: pytest.
     assert again is not None and again.long_ids == frozenset() and again.possible(text) == {2}
 
 
+@pytest.mark.skipif(not prefilter.available(), reason="no Hyperscan wheel here")
+def test_the_ends_and_anchor_databases_are_cached_and_checked(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """The ends and anchor databases are cached as the prefilter is: loaded while the file checks
+    out, built again when it is corrupted, open to others or holds another kind's databases; a
+    scrubber's two ends files keep each other, a third set of rules evicts the older one."""
+    cache = _cache_in(monkeypatch, tmp_path)
+    ends_in = [(4, r"\b\d{4}[ -]?\d{4}[ -]?\d{4}[ -]?\d{4}\b"), (9, r"AKIA[0-9A-Z]{16}")]
+    words_in = [(0, "password"), (3, "net use")]
+    text = b"card 4111 1111 1111 1111, AKIA" + b"B" * 16 + b"; NET USE x password"
+    fresh_ends, fresh_anchors = prefilter.build_ends(ends_in), prefilter.build_anchors(words_in)
+    assert fresh_ends is not None and fresh_anchors is not None
+    want_ends, want_anchors = fresh_ends.ends(text), fresh_anchors.scan(text)
+    assert want_ends == {4: [24], 9: [46]} and want_anchors == [(3, 48, 55), (0, 58, 66)]
+    (ends_file,) = cache.glob("ends-*.hsdb")
+    (anchors_file,) = cache.glob("anchors-*.hsdb")
+    assert ends_file.stat().st_mode & 0o777 == 0o600 == anchors_file.stat().st_mode & 0o777
+    stamps = _stamp(ends_file), _stamp(anchors_file)
+    loaded_ends, loaded_anchors = prefilter.build_ends(ends_in), prefilter.build_anchors(words_in)
+    assert loaded_ends is not None and loaded_anchors is not None
+    assert (_stamp(ends_file), _stamp(anchors_file)) == stamps, "the second build comes from the cache"
+    assert loaded_ends.ends(text) == want_ends and loaded_anchors.scan(text) == want_anchors
+    # a flipped byte, a file writable by others, a prefilter file under an ends file's name: built again
+    data = bytearray(ends_file.read_bytes())
+    data[-20] ^= 0xFF
+    ends_file.write_bytes(bytes(data))
+    bad = _stamp(ends_file)
+    again = prefilter.build_ends(ends_in)
+    assert again is not None and again.ends(text) == want_ends and _stamp(ends_file) != bad
+    anchors_file.chmod(0o666)
+    open_to_all = _stamp(anchors_file)
+    again_anchors = prefilter.build_anchors(words_in)
+    assert again_anchors is not None and again_anchors.scan(text) == want_anchors
+    assert _stamp(anchors_file) != open_to_all and anchors_file.stat().st_mode & 0o777 == 0o600
+    assert prefilter.build(["password"], [], [(0, r"AKIA[0-9A-Z]{16}")]) is not None
+    (pf_file,) = cache.glob("prefilter-*.hsdb")
+    ends_file.write_bytes(pf_file.read_bytes())
+    swapped = _stamp(ends_file)
+    again = prefilter.build_ends(ends_in)
+    assert again is not None and again.ends(text) == want_ends and _stamp(ends_file) != swapped
+    # a scrubber's second ends database keeps the first; a third evicts the oldest of the others
+    assert prefilter.build_ends(ends_in[1:]) is not None
+    assert len(list(cache.glob("ends-*.hsdb"))) == 2 and ends_file.exists()
+    os.utime(ends_file, ns=(1, 1))
+    assert prefilter.build_ends(ends_in[:1]) is not None
+    assert len(list(cache.glob("ends-*.hsdb"))) == 2 and not ends_file.exists()
+
+
+_SECOND_PROCESS = """
+import json, sys
+from jevlin_hooks.privacy.engine import Scrubber, prefilter
+compiled = []
+real = prefilter._compile
+prefilter._compile = lambda *a: compiled.append(1) or real(*a)  # every database compiled goes through it
+s = Scrubber()
+assert s.wait_prefilter(60) and s.hyperscan is not None
+assert s.hyperscan.ends[0] is not None and s.hyperscan.ends[1] is not None and s.hyperscan.anchors is not None
+texts = json.load(sys.stdin)
+out = [[c, [[f.rule, f.start, f.end] for f in fs]] for c, fs in map(s.scrub, texts)]
+json.dump({"compiled": len(compiled), "out": out}, sys.stdout)
+"""
+
+
+@pytest.mark.skipif(not prefilter.available(), reason="no Hyperscan wheel here")
+def test_a_second_process_loads_every_database_from_the_cache(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """The first process that scrubs compiles the keyword, pattern, ends and anchor databases and
+    caches them; a second process compiles none, leaves the files as they are, and scrubs every
+    text as the first did and as a scrubber without Hyperscan does."""
+    cache = _cache_in(monkeypatch, tmp_path)
+    texts = _texts()[::7]
+
+    def one() -> dict:
+        p = subprocess.run([sys.executable, "-c", _SECOND_PROCESS], input=json.dumps(texts), capture_output=True,
+                           text=True, check=True, env=dict(os.environ, XDG_CACHE_HOME=str(tmp_path)))
+        return json.loads(p.stdout)
+
+    first = one()
+    assert first["compiled"] >= 4
+    kinds = sorted(name.split("-")[0] for name in os.listdir(cache))
+    assert kinds == ["anchors", "ends", "ends", "prefilter"]
+    stamps = {p.name: _stamp(p) for p in cache.iterdir()}
+    second = one()
+    assert second["compiled"] == 0, "every database came from the cache"
+    assert {p.name: _stamp(p) for p in cache.iterdir()} == stamps
+    plain = Scrubber(prefilter=False)
+    assert second["out"] == first["out"] == [[c, [list(f) for f in fs]] for c, fs in (_key(t, plain) for t in texts)]
+    assert sum(bool(fs) for _, fs in second["out"]) > len(texts) // 4  # the texts do hold findings
+
+
 def test_long_texts_skip_the_prefilter_only_for_rules_found_by_their_ends() -> None:
     s = scrub.default()
     s.wait_prefilter()

@@ -1,7 +1,7 @@
 """The scrubber's speed shortcuts give what the plain way gives (privacy/engine, privacy/heuristics.py):
 a value read off a group-less match is RE2's own group, the entropy's counting shortcut is bit for
-bit the plain formula, and the split-value windows that skip checking matches away from the joints
-find the same findings across a joint as checking every match."""
+bit the plain formula, and the decoded views' windows that skip checking matches away from their
+edits cut what checking every match cuts."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from test_scrub_prefilter import _texts
 from jevlin_hooks.privacy import heuristics as h
 from jevlin_hooks.privacy import scrub
 from jevlin_hooks.privacy.checks.values import ASSIGN_NAME, QUOTED_NAME, name_end
-from jevlin_hooks.privacy.engine import Scrubber, joints
+from jevlin_hooks.privacy.engine import Scrubber, views
 from jevlin_hooks.privacy.engine.scan import next_email
 from jevlin_hooks.privacy.engine.text import ASCII_OFFSETS, Groups, one_byte_view
 from jevlin_hooks.privacy.public import public_value
@@ -76,19 +76,25 @@ def test_entropy_is_the_plain_formula_bit_for_bit() -> None:
         assert h.entropy(s) == _plain_entropy(s), s
 
 
-def test_windows_checked_only_across_joints_find_what_checking_everything_finds(texts: list[str]) -> None:
+def test_views_checked_only_near_their_edits_find_what_checking_everything_finds(texts: list[str]) -> None:
+    """A decoded view's windows are searched checking only the matches that hold or touch an
+    edit (views.py): what that finds next to an edit is what checking every match finds there."""
     s = scrub.default()
-    pii = {r.name for r in s.rules if r.category == "pii"}
-    split = [t for t in texts if joints.joints(t, one_byte_view(t))]
-    assert len(split) > 50
+    decoded = [t for t in texts if views.layers(t, one_byte_view(t), set())[0]]
+    assert len(decoded) > 50
+    found = 0
+    for t in decoded:
+        for lay in views.layers(t, one_byte_view(t), set())[0]:
+            for w0, w1, marks in views.windows(lay):
+                window = lay.text[w0:w1]
 
-    def every_match(window: str, off: set[str], across: list[int]) -> list[scrub.Finding]:
-        return s.find(window, off | pii, joints=False)  # each match checked, none passed over
+                def near(fs: list[scrub.Finding], marks: list[int] = marks) -> set[scrub.Finding]:
+                    return {f for f in fs if any(f.start <= m <= f.end for m in marks)}
 
-    shortcut = [joints.rejoined(t, set(), one_byte_view(t), s.find_across) for t in split]
-    plain = [joints.rejoined(t, set(), one_byte_view(t), every_match) for t in split]
-    assert shortcut == plain
-    assert sum(map(bool, plain)) > 20  # the split values are found
+                shortcut = near(s.find_across(window, set(), marks))
+                assert shortcut == near(s.find(window, decoded=False)), window  # each match checked
+                found += bool(shortcut)
+    assert found > 20  # the views do find something
 
 
 def test_email_search_around_each_at_sign_finds_what_re2_finds(texts: list[str]) -> None:

@@ -33,8 +33,35 @@ def defaults() -> dict[str, Any]:
                    "rescan_s": 30.0, "abandon_after_s": 3600.0, "workers": 0},
         "spool": {"max_mb": 512},
         "retention": {"days": 30},
-        "privacy": {"disabled_rules": [], "local_results": True},
+        "privacy": {"disabled_rules": [], "local_results": True, **{k: True for k in PERSONAL_FAMILIES}},
     }
+
+
+# [privacy] switches, one per family of personal data: false turns off the scrub rules (and the
+# field judge) that find it. Rule names here and in privacy/rules/ are held equal by a test.
+PERSONAL_FAMILIES: dict[str, tuple[str, ...]] = {
+    "phone_numbers": ("phone-number", "phone-number-labelled"),
+    "personal_names": ("personal-name", "display-name", "chat-speaker"),
+    "birth_dates": ("birth-date",),
+    "postal_addresses": ("postal-address",),
+    "national_ids": ("national-id", "us-ssn"),
+    "iban": ("iban",),
+    "vat_numbers": ("vat-number",),
+    "personal_columns": ("personal-field",),
+}
+
+
+def disabled_rules(cfg: dict[str, Any] | None) -> tuple[str, ...]:
+    """The scrub rules turned off by ``cfg``: ``disabled_rules`` and the rules of each family of
+    personal data switched off. No config (an unusable one): every rule on."""
+    if not cfg:
+        return ()
+    privacy = cfg["privacy"]
+    off = list(privacy["disabled_rules"])
+    for key, rules in PERSONAL_FAMILIES.items():
+        if not privacy.get(key, True):
+            off.extend(rules)
+    return tuple(dict.fromkeys(off))
 
 
 class ConfigError(ValueError):
@@ -63,6 +90,7 @@ _TYPES: dict[tuple[str, ...], type | tuple[type, ...]] = {
     ("retention", "days"): (int, float),
     ("privacy", "disabled_rules"): list,
     ("privacy", "local_results"): bool,
+    **{("privacy", k): bool for k in PERSONAL_FAMILIES},
 }
 
 

@@ -5,10 +5,13 @@
 
 from __future__ import annotations
 
-from jevlin_hooks.base import spool
+from jevlin_hooks.base import config, spool
 from jevlin_hooks.privacy import record
 from jevlin_hooks.privacy.checks import LEFT_ALONE
+from jevlin_hooks.privacy.checks.judges import JUDGES
+from jevlin_hooks.privacy.engine import joints, views, whole
 from jevlin_hooks.privacy.rules import ALPHABETS, RULES
+from jevlin_hooks.privacy.rules.printed import COMMANDS
 
 HEADER = """# What leaves your machine, and how to turn each part off
 
@@ -71,22 +74,130 @@ Rules run on RE2 (linear time: no input can make them slow) behind a keyword pre
 
 
 SPLIT = """
-## Secrets split across lines
+## Encoded values, values split across lines, and whole tokens
 
-Agents and terminals cut long values: Python's implicit string concatenation
-(`("sk-proj-abc"\\n "def")`), `"abc" + "def"`, a shell line continuation (`abc\\` then `def` on the
-next line), and a terminal's hard wrap (a line of exactly 80, 100 or 120 characters running on).
-Around each such joint the scrubber also reads the text with the joint taken out; a secret found
-across a joint is redacted in the original text over both pieces and the joint, so no piece of it
-is left beside a `[REDACTED]`. YAML literal and folded blocks (`password: |`, `api_secret: >-`)
-under a credential-named key are redacted line by line (`yaml-block-secret`). Turning a rule off
-turns it off here too; personal-data rules do not look across joints.
+**Layers of encoding.** A value often arrives encoded: inside a JSON string (`\\"`, `\\n`,
+`\\u00e9`, a surrogate pair; JSON in a JSON string, escaped twice), as HTML or XML entities
+(`&quot;`, `&#x2F;`, `&#47;`, `&amp;`), URL-encoded (`%%2F`, `%%40`), or shell-quoted (`'\\''`,
+`'"'"'`, `"\\""`, `$'...'`). The scrubber also reads the text with those decoded (a *view*),
+up to %(depth)d layers deep, runs the same rules on it, and redacts what they find over its whole
+encoded form in the original text. A quote decoded inside a word (a password holding `"` or `'`)
+is read as part of the value. A `+` in a URL is left as it is (base64 values carry it), and
+`%%VAR%%` references that are not UTF-8 stay as they are. A view is built only where its trigger
+occurs (a backslash, an `&`, a `%%`, a quoting idiom, a joint), and only around what it decodes.
+
+**Values split across lines.** Agents and terminals cut long values: Python's implicit string
+concatenation (`("sk-proj-abc"\\n "def")`), `"abc" + "def"`, a shell line continuation (`abc\\`
+then `def` on the next line), a block of lines that each hold one piece of a token (`fold -w N`,
+a base64 blob), and a pane or log viewer's hard wrap at any width: a line exactly as wide as the
+pane (%(widths)s columns, or a width two lines in a row show; counted in terminal columns where
+it holds wide characters) whose value goes on at the start of the next line, flush left,
+indented, or behind a continuation mark (%(marks)s). Those joints are taken out in the view, and
+a secret found across one is redacted over every piece and the joints. A next line that starts a
+record of its own (`KEY=value`, `key: value`, a timestamp, a list bullet, a shell prompt), or a
+word of prose beside the cut, is not a piece. Personal-data rules never read across a joint (two
+numbers side by side are not one phone number).
+
+**Whole tokens.** Wherever a rule matched, a secret's redaction covers the whole token it falls
+in: the run of letters, digits, `_ - +` around it (`.` and `~` between them; `/` unless what
+follows it reads as a word of a path or URL; `%%2F %%2B %%3D`; `=` padding at the end), and a
+wrapped value's other pieces, also where a line that reaches the pane's edge goes on with a
+random-looking piece at a width nothing else in the text shows. A space, a quote, `= : , ; @ & ?
+#` and every other character end a token, so a key name, JSON punctuation, a URL's host and the
+next word stay; a command-line flag glued to a value (`-pSECRET`) stays too. Personal data is
+redacted as found.
+
+Each part can be turned off like a rule, by its name in `disabled_rules`: %(names)s. YAML literal
+and folded blocks (`password: |`, `api_secret: >-`) under a credential-named key are redacted line
+by line (`yaml-block-secret`). Turning a rule off turns it off in the views too.
 
 The rules for agent text (command-line passwords, cloud CLIs, base64 keys, credentials in other
 languages, phone numbers, cards, IBANs, SSNs) are in the table above and turn off by name like the
 others: `disabled_rules = ["phone-number", "phone-number-labelled", "payment-card", "iban",
 "us-ssn"]` keeps every number, for one.
 """
+
+
+LAYOUTS = """
+## Tables, columns and labelled fields
+
+What tools print is often not `KEY=value`, and a key there names the value in another cell, on
+another line or in a column's header. The layout reader turns these layouts into fields (a key,
+and where its value is) and a field judge decides each one:
+
+- **tables** between `|` or box-drawing bars (Markdown, psql and mysql results, AWS CLI
+  `--output table`, the boxes of `doppler secrets` and other CLIs): each row's first cell is the
+  key of its second, and under a header row each cell is also under its column's name;
+- **aligned columns** (`vault kv get`, `heroku config`, PowerShell's `Name  Value`, `kubectl`,
+  `gcloud` and `az` table output): a first column and a second one starting at one position;
+- **CSV, semicolon-separated and TSV** under a header line: each cell under its column's name
+  (`User name,Password,Access key ID,...`);
+- **a key on the line above its value**, as web consoles are copied (`Secret access key`, then
+  the key);
+- **`Name:`/`Value:` pairs** (Azure app settings, AWS SSM, GitLab variables, Kubernetes env
+  lists, `{"name": ..., "value": ...}` JSON, terraform's `{"sensitive": true, "value": ...}`,
+  Spring Boot's `Property:`/`Value:`, a Terraform `variable` or `output` block's `default`/`value`),
+  with `Value` in the user's language (`Valeur`, `Wert`, `Значение`, `値`, `값`, ...).
+
+`credential-field` is the first judge: a key named like a credential (the names
+`credential-assignment` and `generic-high-entropy` read before `=`) whose value looks like one.
+A table also holds documentation, so its value must look like a credential: a type, a default or
+a description (`| password | string | ... |`), one plain word, a count or a duration
+(`TOKEN_TTL_SECONDS  86400`), a mask (`****`, `sk-...abcd`), a reference (`${X}`,
+`@Microsoft.KeyVault(...)`) and an empty cell stay. A value of several words is taken when it is a
+passphrase (three or more words and no sentence in them) or a code in groups (a TOTP setup key).
+`disabled_rules = ["credential-field"]` turns it off; `disabled_rules = ["layout"]` turns the
+whole layout reader off (every field judge; the rules reading `KEY=value` still run).
+"""
+
+
+PERSONAL = """
+## Personal data named by its field
+
+A label or a column header says what a value is (`Telefon:`, `"date_of_birth":`, `<taxId>`, a
+CSV column `national_id`, `생년월일` in a table), in any key style and many languages; the value
+must then be it, judged by the field's own library where there is one: phone numbers by
+libphonenumber (every country's numbering plan), national identifiers, VAT numbers and IBANs by
+python-stdnum (each format's structure and check digits, over 50 countries' ids). A label naming
+no country (`national_id`, `tax id`) accepts any of them. Under a label, a value that is not what
+it names stays (a wrong check digit, a date under `phone`, a step's name under `name`). Inline
+labels are read by the rules below; tables, CSV/TSV columns, aligned columns and a key above its
+value by the layout reader, whose `personal-field` judge asks the same question and whose
+findings carry the family's rule.
+
+Each family turns off with one switch in `config.toml` (all on by default; a misspelt one is
+refused), which turns off these rules:
+
+```toml
+[privacy]
+national_ids = false
+```
+
+| switch | rules turned off |
+| --- | --- |
+"""
+
+
+PRINTED = """
+## Values printed alone
+
+When a text shows a command that prints a credential and then what it printed, what it printed is
+the secret, whatever it looks like (`hunter2` has no shape of its own). `printed-secret` reads the
+command after a shell prompt (`$`, `%`, `#`, `❯`, `user@host:~$`, `PS C:\\>`) or alone on its line,
+in a Claude-Code-like `⏺ Bash(...)` / `⎿` block, a Codex-like `exec` or `• Ran` block, or a JSON
+tool call followed by its result, and takes the output's first line (a PEM block, a JSON document
+or a value wrapped over lines whole). An error message (`Error: ...`, `not found`, `denied`), an
+empty, masked or placeholder value, and a command in a sentence stay; where the command names what
+it prints (`-field=NAME`, `printenv NAME`, `{.data.NAME}`), the name must be a credential's as
+`KEY=value` reads it (`-field=username`, `printenv HOME` stay). `disabled_rules =
+["printed-secret"]` turns it off. The commands:
+
+"""
+
+
+def _printed() -> str:
+    rows = [f"- {c.what}" + (": the name it prints must say credential" if c.name else "") + "\n" for c in COMMANDS]
+    return PRINTED + "".join(rows)
 
 
 ONCE_FOUND = """
@@ -163,14 +274,26 @@ def markdown() -> str:
     for r in RULES:
         desc = r.description.replace("|", "\\|")
         out.append(f"| `{r.name}` | {r.category} | {desc} |\n")
-    out.append(SPLIT)
+    for j in JUDGES:
+        desc = j.description.replace("|", "\\|")
+        out.append(f"| `{j.name}` | {j.category} | {desc} |\n")
+    out.append(SPLIT % {"depth": views.MAX_DEPTH, "widths": ", ".join(map(str, sorted(joints.WRAP_WIDTHS))),
+                         "marks": " ".join(f"`{m}`" for m in sorted(joints.CONTINUATION_MARKS)),
+                         "names": ", ".join(f"`{n}`" for n in (*views.OFF, whole.NAME))})
+    out.append(LAYOUTS)
+    out.append(PERSONAL)
+    for switch, names in config.PERSONAL_FAMILIES.items():
+        out.append(f"| `{switch} = false` | " + ", ".join(f"`{n}`" for n in names) + " |\n")
+    out.append(_printed())
     out.append(ONCE_FOUND)
     out.append("\n## What a matching rule still leaves alone\n\n")
     out.append(LEFT_ALONE)
     out.append(EXAMPLES % ", ".join(f"`{name}`" for name in ALPHABETS))
-    for r in RULES:
-        out.append(f"- `{r.name}` removes " + ", ".join(map(_code, r.examples)))
-        if r.counter_examples:
-            out.append("; leaves " + ", ".join(map(_code, r.counter_examples)))
+    rows: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [(r.name, r.examples, r.counter_examples) for r in RULES]
+    rows += [(j.name, j.examples, j.counter_examples) for j in JUDGES]
+    for name, shown, left in rows:
+        out.append(f"- `{name}` removes " + ", ".join(map(_code, shown)))
+        if left:
+            out.append("; leaves " + ", ".join(map(_code, left)))
         out.append("\n")
     return "".join(out)

@@ -47,10 +47,11 @@ def scrub_fields(texts: list[str], disabled: Iterable[str] = ()) -> list[Scrubbe
     return default().scrub_fields(texts, disabled)
 
 
-def find(text: str, disabled: Iterable[str] = (), joints: bool = True) -> list[Finding]:
-    """Every finding, before merging (see merge). With ``joints``, also what a secret split across
-    lines becomes once its pieces are put back together."""
-    return default().find(text, disabled, joints)
+def find(text: str, disabled: Iterable[str] = (), decoded: bool = True) -> list[Finding]:
+    """Every finding, before merging (see merge) and before the cuts grow to whole tokens. With
+    ``decoded``, also what the rules find in the text's decoded views: encoded values decoded,
+    values split across lines put back together."""
+    return default().find(text, disabled, decoded)
 
 
 def wait_prefilter(timeout: float = 10.0) -> bool:

@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from jevlin_hooks.base import spool
+from jevlin_hooks.base import config, spool
 from jevlin_hooks.privacy import ids
 from jevlin_hooks.ship import prepare
 from jevlin_hooks.ship.report import Report, one_line
@@ -61,7 +61,7 @@ class Preparer:
         under the old one."""
         self.workers = int(cfg["daemon"].get("workers", 0))
         local = cfg["ship"]["sink"] == "local" and bool(cfg["privacy"].get("local_results", True))
-        s = prepare.Settings(key, tuple(cfg["privacy"]["disabled_rules"]), local)
+        s = prepare.Settings(key, config.disabled_rules(cfg), local)
         if s != self.current:
             self.give_back()
             self.current = s

@@ -283,7 +283,7 @@ class Scheduler:
         if key is None:
             self.deliverer.defer(self.once)
             return
-        disabled = tuple(self.cfg["privacy"]["disabled_rules"])
+        disabled = config.disabled_rules(self.cfg)
         self.housekeeper.migrate_quarantine(key, disabled)
         s = self.preparer.settings(self.cfg, key)
         budget = max(1024, int(self.cfg["daemon"]["batch_bytes"]))

@@ -1,4 +1,4 @@
-"""Checks of personal data: addresses, user names in home paths, phone numbers, cards, IBANs, SSNs.
+"""Checks of personal data: addresses, user names in home paths, cards, IBANs, SSNs (phone numbers: personal.py).
 
 Numbers are everywhere in agent text (ids, timestamps, versions, ports); these checks are what
 keep a regex for "digits in groups" from redacting them: lengths, prefixes and checksums.
@@ -12,23 +12,6 @@ from typing import Any
 from jevlin_hooks.privacy.checks.registry import Check, check, register
 from jevlin_hooks.privacy.heuristics import in_url
 from jevlin_hooks.privacy.public import reserved_address
-
-
-def phone_number(value: str) -> bool:
-    """An international (+...) or North American number, not a version or an offset."""
-    digits = sum(c.isdigit() for c in value)
-    if value.startswith("+"):
-        if not 8 <= digits <= 15:
-            return False
-        groups = [g for g in re.split(r"[ .\-()]+", value[1:]) if g]
-        # +1.2.3 or +12.5.1: a version or an offset, not a number someone dials
-        return len(groups) == 1 or len(groups) >= 4 or max(len(g) for g in groups) >= 3
-    if digits != 10 and not (digits == 11 and value.startswith("1")):
-        return False
-    if "." in value and not value.count(".") == 2:
-        return False
-    return True
-
 
 CARD_LENGTHS = {"4": (13, 16, 19), "5": (16,), "2": (16,), "3": (14, 15, 16, 19), "6": (16, 17, 18, 19)}
 
@@ -88,7 +71,6 @@ _ID_LOCAL_PART = re.compile(r"(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0
 _SSH_BEFORE = re.compile(r"\b(?:ssh|scp|sftp|rsync|mosh|ssh-copy-id|sshpass|autossh)\b[^\n]*$")
 # pip's requests==1.2.3.4; not ip==; \Z: $ would also match before a line break
 _VERSION_BEFORE = re.compile(r"(?:version|release|\bver|\bv|\bbuild|\btag|@|[a-z0-9_\]](?<!ip)(?<!addr)(?<!host)[=~!<>]=)[\"'(\[=: \t]*\Z")
-_DATE_OR_VERSION = re.compile(r"^(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}|\d+\.\d+(?:\.\d+)?)$")
 _PREFIX_LENGTH = re.compile(r"/(\d{1,2})(?![0-9])")
 
 
@@ -152,11 +134,6 @@ def ip6(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool
     return (value.count(":") >= 3 or any(map(str.isdigit, value))) and not reserved_address(value)
 
 
-@check("phone")
-def phone(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
-    return phone_number(value)
-
-
 @check("card")
 def card(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
     return card_number(value)
@@ -172,22 +149,3 @@ def ssn(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool
 
 
 register(Check("iban", span=lambda text, s, e, m: iban_span(text, s, e)))
-
-
-def _phonelabel(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
-    digits = sum(map(str.isdigit, value))
-    if not 7 <= digits <= 15 or _DATE_OR_VERSION.match(value):
-        return False
-    return value.count(".") != 3  # 10.0.0.12: an address
-
-
-_LABELLED_PHONE = re.compile(r"[^0-9+\n]{0,24}?(\+?\(?[0-9][0-9 ().\-/]{5,20}[0-9])(?![0-9A-Za-z_])")
-
-
-def _phone_after_word(text: str, s: int, e: int) -> tuple[int, int] | None:
-    """The phone number within 24 characters after a word like phone or Telefon at [s, e)."""
-    m = _LABELLED_PHONE.match(text, e, min(len(text), e + 72))
-    return m.span(1) if m and _phonelabel(m.group(1), text, m.start(1), m.end(1), None, "") else None
-
-
-register(Check("phonelabel", accept=_phonelabel, from_word=_phone_after_word))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from jevlin_hooks.privacy.checks.judges import masked
 from jevlin_hooks.privacy.checks.registry import Check, check, register
 from jevlin_hooks.privacy.heuristics import (
     CODE_ROOTS,
@@ -16,7 +17,6 @@ from jevlin_hooks.privacy.heuristics import (
     VERSIONISH,
     hostlike,
     in_url,
-    key_ok,
     password_like,
     placeholder,
     random_local_part,
@@ -55,10 +55,19 @@ def prose_value_span(data: bytes, s0: int, e0: int) -> tuple[int, int]:
     return s, e0
 
 
+# "the deploy key is ssh-ed25519 AAAA...": a public key's type; "the private key is id_ed25519",
+# "... is deploy.pem": the file it is kept in
+_NOT_A_KEY = re.compile(r"(?i)(?:ssh|sk-ssh|ecdsa-sha2|sk-ecdsa-sha2)-[\w@.\-]+|id_(?:rsa|dsa|ecdsa|ed25519)(?:[_\-][\w\-]*)?(?:\.pub)?"
+                        r"|[\w.\-]+\.(?:pem|key|pub|p12|pfx|crt|cer|der|jks|keystore|gpg|asc|kdbx)")
+
+
 def _said_of_it(v: str, text: str, start: int, m: Any, code: bool) -> bool:
     """Whether prose gives the value itself: not a placeholder, a stop word, a snake_case name or a
-    path; not the end of a path; not said about the secret's name, lifetime, header, ..."""
-    if placeholder(v, code=code) or v.lower() in STOPWORDS or SNAKE.match(v) or "/" in v:
+    path; not the end of a path; not a public key's type nor a key's file; not said about the
+    secret's name, lifetime, header, ..."""
+    if placeholder(v, code=code) or v.lower() in STOPWORDS or SNAKE.match(v) or "/" in v or masked(v):
+        return False  # (sk-...abcd, ****QX7D: shown masked, not given)
+    if _NOT_A_KEY.fullmatch(v):
         return False
     if m is not None and m.start() > 0 and text[m.start() - 1] in "/\\":
         return False  # .../oauth/token region=eu-west-1: the end of a path, not prose
@@ -109,15 +118,6 @@ def pair(value: str, text: str, start: int, end: int, m: Any, lower: str) -> boo
     if user.replace(".", "").isdigit() or hostlike(user.lower()):
         return False  # login at 10:30:15.12Z, login 10.0.0.5:2222/tcp, sign in to example.com:8443: a time, a host and port
     return password_like(v) and v.lower() != user.lower() and not placeholder(v, code=False)
-
-
-@check("cell", needs_match=True)
-def cell(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
-    """| password | string | The user's password |: a type or a description, not the password; and
-    | TOKEN_ENDPOINT | https://... |, | SECRET_ARN | arn:... |: a name that holds something else."""
-    if m is not None and not key_ok(m.group(1) or ""):
-        return False
-    return password_like(value) and value.lower() not in STOPWORDS and not placeholder(value, code=False)
 
 
 _I18N_TOKEN = re.compile(r"[A-Za-z0-9!#$%&*+\-./:;=?@^_|~]+")

@@ -11,13 +11,18 @@ may do to spare it work, as attributes:
 * ``span(text, s, e, m)``: for the checks that say where the finding is (a YAML block's lines, an
   IBAN's exact length, the word after a credential word), the span or None;
 * ``from_word(text, s, e)``: for the rules that start from the gate's word positions instead of
-  their own pattern (s, e: the word), the span of the value after it, or None;
+  their own pattern (s, e: the word), the span of the value after it, or None (or a list of
+  spans: the cells of a table column whose header holds the word); ``inside_words``: the word
+  may also stand inside a key (``customer_email``, ``dateOfBirth``: after ``_ . -`` or a
+  lower-case letter before its capital), where from_word reads the whole key;
 * ``rejects(text, data, s0, e0)``: the check's commonest refusals told from the match alone,
   before RE2 works out its groups; ``value_span(data, s0, e0)``: the value group read off a
   group-less match (see values.py and prose.py for why each is exact);
 * ``text_gate(lower)``: the rule runs only on texts where this holds;
 * ``public_pem_kept``: a value that is the base64 of a PEM certificate or public key stays (all
   but a Kubernetes Secret's data).
+* ``whole``: False where the span is the whole value by construction (what a command printed, up
+  to the prompt glued after it): engine/whole.py does not grow it to a token's edges.
 
 A rule naming a check that is not here is an error when the engine compiles the rules.
 """
@@ -29,8 +34,8 @@ from dataclasses import dataclass
 from typing import Any
 
 Accept = Callable[[str, str, int, int, Any, str], bool]
-SpanHook = Callable[[str, int, int, Any], "tuple[int, int] | None"]
-FromWord = Callable[[str, int, int], "tuple[int, int] | None"]
+SpanHook = Callable[[str, int, int, Any], "tuple[int, int] | list[tuple[int, int]] | None"]
+FromWord = Callable[[str, int, int], "tuple[int, int] | list[tuple[int, int]] | None"]
 Rejects = Callable[[str, bytes, int, int], bool]
 ValueSpan = Callable[[bytes, int, int], "tuple[int, int]"]
 
@@ -41,11 +46,13 @@ class Check:
     accept: Accept | None = None
     span: SpanHook | None = None
     from_word: FromWord | None = None
+    inside_words: bool = False
     needs_match: bool = False
     rejects: Rejects | None = None
     value_span: ValueSpan | None = None
     text_gate: Callable[[str], bool] | None = None
     public_pem_kept: bool = True
+    whole: bool = True
 
 
 CHECKS: dict[str, Check] = {}

@@ -16,7 +16,6 @@ from jevlin_hooks.privacy.heuristics import (
     CHECK_LIMIT,
     CODE_ROOTS,
     PUBLIC_SHAPE,
-    SECRET_NAME_WORDS,
     entropy_key_ok,
     hostlike,
     in_userinfo,
@@ -33,6 +32,7 @@ from jevlin_hooks.privacy.public import gpg_key_id, in_arn
 
 _NAME_IN_VALUE = re.compile(r"([A-Za-z_][A-Za-z0-9_\-]*)=(?!=*$)")
 _NEXT_IS_KEY = re.compile(r"""["'`]?[ \t]*:(?!:)""")
+_QUOTE_COMMA = re.compile(r"""["'][ \t]*,""")
 _NAME_THEN_EQUALS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _PORT = re.compile(r"\d{1,5}(?:/|$)")
 _DATA_SEPARATORS = frozenset(("=", '="', "='", ": ", ': "', ": '"))
@@ -173,6 +173,8 @@ def assignment(value: str, text: str, start: int, end: int, m: Any, lower: str) 
         return False
     if m is not None and " " in (m.group(4) or ""):
         return False  # KEY=`some command`: command substitution, not a value
+    if m is not None and _QUOTE_COMMA.match(text, m.end(1)) and text[m.start(1) - 1:m.start(1)] != text[m.end(1)]:
+        return False  # "prod/db-creds","38414": a CSV row's cells, where "key", "value" quotes the key whole
     if m is not None and m.group(5) and text[end:end + 1] in "\"'" \
             and _NAME_THEN_EQUALS.fullmatch(value) and text[m.end(1):start].rstrip().endswith(","):
         return False  # Key="mykey",Value="v": the next pair's name, not this key's value
@@ -193,21 +195,6 @@ def xml(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool
     if key and not key_ok(key):
         return False
     return _after(value, text, start, end, m) and not placeholder(value, code=True)
-
-
-@check("name-value", needs_match=True)
-def name_value(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
-    """The value of a name/value or key/value pair under a credential name (group 1 or 2): data,
-    never a reference."""
-    if not _before(value, text, start, end):
-        return False
-    key = (m.group(1) or m.group(2)) if m is not None else None
-    if key and not key_ok(key):
-        return False
-    if m is not None and text[m.start():m.start() + 3].lower() == "key" \
-            and not any(w in (key or "").lower() for w in SECRET_NAME_WORDS):
-        return False  # Key: TagKey / Value: TagValue (AWS tags): under key/value only a credential's name counts
-    return _after(value, text, start, end, m) and not placeholder(value, code=False)
 
 
 @check("auth-call", needs_match=True)

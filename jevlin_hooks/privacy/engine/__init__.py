@@ -1,9 +1,10 @@
 """The scrubbing engine: the rules compiled once as one object (scrubber.py's Scrubber), and the
 parts it is made of: patterns.py (compiling and rewriting a rule's patterns), scan.py (the scan
 loop), text.py (the views of a text and offsets), windows.py and anchored.py (rules searched only
-on some lines), joints.py (values split across lines), prefilter.py (Hyperscan, where installed),
-findings.py (what is found, and merging), everywhere.py (a value cut once is cut wherever
-else it occurs)."""
+on some lines), views.py (the text decoded: JSON escapes, entities, URL-encoding, shell quoting,
+values split across lines, with joints.py finding the joints), whole.py (a secret's cut grown to
+its whole token), prefilter.py (Hyperscan, where installed), findings.py (what is found, and
+merging), everywhere.py (a value cut once is cut wherever else it occurs)."""
 
 from __future__ import annotations
 

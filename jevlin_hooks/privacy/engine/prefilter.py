@@ -14,13 +14,15 @@ Both only answer "can it be there?", so the scrubber's output is the same with o
 Without the module (no wheel for the platform) or when a database does not compile, build()
 returns None and the scrubber keeps its Aho-Corasick gate and runs every selected pattern.
 
-Compiling takes a quarter of a second of CPU, in every process that scrubs (the daemon, each of
-its workers, `preview`). So the compiled databases are kept in the user's cache directory
-(platformdirs: ``~/.cache/jevlin-hooks`` on Linux, ``~/Library/Caches/jevlin-hooks`` on macOS),
-named by a digest of everything they were built from, and loaded in a millisecond. Hyperscan
-does not check a database's integrity, and a prefilter that answers wrong would skip a rule: the
-file carries the SHA-256 of its contents, checked before loading; a file that is not the user's
-own regular file, is writable by others, or does not check out is ignored and built again.
+Compiling them takes 0.8-1.1 s of CPU (the keyword and pattern databases about 0.6 s, the long
+texts' ends database 0.25 s; bench/scrub_startup.py), which every process that scrubs (the daemon,
+each of its workers, `preview`) would pay. So every compiled database is kept in the user's cache
+directory (platformdirs: ``~/.cache/jevlin-hooks`` on Linux, ``~/Library/Caches/jevlin-hooks`` on
+macOS), in a file named by its kind and a digest of everything it was built from, and loaded in a
+few milliseconds. Hyperscan does not check a database's integrity, and a prefilter that answers
+wrong would skip a rule: the file carries the SHA-256 of its contents, checked before loading; a
+file that is not the user's own regular file, is writable by others, or does not check out is
+ignored and built again.
 """
 
 from __future__ import annotations
@@ -121,7 +123,7 @@ class Ends:
     """A block-mode database of a few short patterns compiled as they are (no prefilter): where
     each match ends, every match. A rule whose matches are at most L bytes long starts no match
     more than L bytes before the first such end after a position, so RE2 need not walk there
-    (scan.py's run). Compiled in milliseconds: not cached."""
+    (scan.py's run). The long texts' one takes a quarter of a second to compile: cached."""
 
     def __init__(self, db: Any) -> None:
         self._db = db
@@ -144,8 +146,8 @@ class Ends:
 class Anchors:
     """A block-mode database of words, caseless, every occurrence reported: where the scrubber's
     line-searched rules may match (the lines that hold one). Kept apart from the pattern
-    database so that short texts, searched whole, do not pay for the reports. Compiled in
-    milliseconds: not cached."""
+    database so that short texts, searched whole, do not pay for the reports. Cached like the
+    others (it compiles in a few milliseconds, but then every database comes from one place)."""
 
     def __init__(self, db: Any, lengths: dict[int, int]) -> None:
         self._db, self._lengths = db, lengths
@@ -185,12 +187,13 @@ def build_anchors(words: list[tuple[int, str]]) -> Anchors | None:
     """``words`` (index, ASCII word); None where Hyperscan is missing or refuses them."""
     if hyperscan is None or not words or not all(w.isascii() and w for _, w in words):
         return None
-    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    try:
-        db.compile(expressions=[_literal(w) for _, w in words], ids=[k for k, _ in words],
-                   flags=[hyperscan.HS_FLAG_CASELESS] * len(words))
-    except hyperscan.error:
-        return None
+    key = _cache_key("anchors", words)
+    db = _load_one("anchors", key)
+    if db is None:
+        db = _compile([(k, _literal(w)) for k, w in words], hyperscan.HS_FLAG_CASELESS)
+        if db is None:
+            return None
+        _store("anchors", key, [hyperscan.dumpb(db)])
     return Anchors(db, {k: len(w) for k, w in words})
 
 
@@ -201,12 +204,14 @@ def build_ends(patterns: list[tuple[int, str]]) -> Ends | None:
     exprs = [to_hyperscan(p) for _, p in patterns]
     if any(e is None for e in exprs):
         return None
-    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    try:
-        db.compile(expressions=[e.encode() for e in exprs if e is not None], ids=[i for i, _ in patterns],
-                   flags=[0] * len(patterns))
-    except hyperscan.error:
-        return None
+    key = _cache_key("ends", patterns)
+    db = _load_one("ends", key)
+    if db is None:
+        db = _compile([(i, e.encode()) for (i, _), e in zip(patterns, exprs, strict=True) if e is not None], 0)
+        if db is None:
+            return None
+        # a scrubber builds two (every text, long texts): each keeps the other's file
+        _store("ends", key, [hyperscan.dumpb(db)], keep=2)
     return Ends(db)
 
 
@@ -218,13 +223,18 @@ def build(words: list[str], located: Iterable[int], patterns: list[tuple[int, st
         return None
     loc = sorted(set(located))
     skip = sorted(set(long_skip))
-    key = _cache_key(words, loc, patterns, skip)
-    cached = _load(key)
+    key = _cache_key("prefilter", words, loc, patterns, skip)
+    data = _read("prefilter", key)
+    cached = _decode(data) if data is not None else None
     if cached is not None:
         return cached
     pf = _build(words, loc, patterns, skip)
     if pf is not None:
-        _store(key, pf)
+        try:
+            blobs = _encode(pf)
+        except hyperscan.error:
+            return pf
+        _store("prefilter", key, blobs)
     return pf
 
 
@@ -281,16 +291,20 @@ def cache_dir() -> str:
     return platformdirs.user_cache_dir("jevlin-hooks", appauthor=False)
 
 
-def _cache_key(words: list[str], located: list[int], patterns: list[tuple[int, str]], long_skip: list[int]) -> str:
-    what = json.dumps([getattr(hyperscan, "__version__", "?"), words, located, patterns, long_skip]).encode()
-    return hashlib.sha256(what).hexdigest()[:32]
+def _cache_key(kind: str, *what: object) -> str:
+    """A digest of everything a database is built from (and Hyperscan's version): a file of
+    ``kind`` named by it holds what those inputs compile to, nothing else."""
+    got = json.dumps([getattr(hyperscan, "__version__", "?"), kind, *what]).encode()
+    return hashlib.sha256(got).hexdigest()[:32]
 
 
-def _file(key: str) -> str:
-    return f"prefilter-{key}.hsdb"
+def _file(kind: str, key: str) -> str:
+    return f"{kind}-{key}.hsdb"
 
 
-def _load(key: str) -> Prefilter | None:
+def _read(kind: str, key: str) -> bytes | None:
+    """The cache file's bytes, where it is the user's own regular file in the user's own
+    directory (paths.refusal); None otherwise, or where there is none."""
     try:
         dfd = paths.open_dir(cache_dir(), create=False)
     except OSError:
@@ -298,33 +312,62 @@ def _load(key: str) -> Prefilter | None:
     try:
         if paths.refusal("cache", os.fstat(dfd), "directory"):
             return None
-        fd = os.open(_file(key), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), dir_fd=dfd)
+        fd = os.open(_file(kind, key), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0),
+                     dir_fd=dfd)
         try:
             st = os.fstat(fd)
             if (st.st_mode & 0o170000) != 0o100000 or paths.refusal("cache", st, "file"):
                 return None
-            data = paths.read_fd(fd, _CACHE_LIMIT)
+            return paths.read_fd(fd, _CACHE_LIMIT)
         finally:
             os.close(fd)
     except OSError:
         return None
     finally:
         os.close(dfd)
-    return _decode(data)
+
+
+def _unpack(data: bytes, count: int) -> list[bytes] | None:
+    """The ``count`` blobs of a cache file, or None where its digest does not check out or it
+    does not hold exactly that many."""
+    body = data[len(_MAGIC) + 32:]
+    if not data.startswith(_MAGIC) or hashlib.sha256(body).digest() != data[len(_MAGIC):len(_MAGIC) + 32]:
+        return None
+    parts = []
+    pos = 0
+    try:
+        for _ in range(count):
+            (n,) = _LEN.unpack_from(body, pos)
+            parts.append(body[pos + _LEN.size:pos + _LEN.size + n])
+            pos += _LEN.size + n
+    except struct.error:
+        return None
+    return parts if pos == len(body) else None
+
+
+def _pack(blobs: list[bytes]) -> bytes:
+    body = b"".join(_LEN.pack(len(b)) + b for b in blobs)
+    return _MAGIC + hashlib.sha256(body).digest() + body
+
+
+def _load_one(kind: str, key: str) -> Any:
+    """A one-database file's database, or None (then it is compiled and stored again)."""
+    data = _read(kind, key)
+    parts = _unpack(data, 1) if data is not None else None
+    if parts is None:
+        return None
+    try:
+        return hyperscan.loadb(parts[0], hyperscan.HS_MODE_BLOCK)
+    except hyperscan.error:
+        return None  # another platform's build, another version
 
 
 def _decode(data: bytes) -> Prefilter | None:
     """The databases in ``data``, or None for anything that does not check out."""
-    body = data[len(_MAGIC) + 32:]
-    if not data.startswith(_MAGIC) or hashlib.sha256(body).digest() != data[len(_MAGIC):len(_MAGIC) + 32]:
+    parts = _unpack(data, 4)
+    if parts is None:
         return None
     try:
-        parts = []
-        pos = 0
-        for _ in range(4):
-            (n,) = _LEN.unpack_from(body, pos)
-            parts.append(body[pos + _LEN.size:pos + _LEN.size + n])
-            pos += _LEN.size + n
         head = json.loads(parts[0])
         words = hyperscan.loadb(parts[1], hyperscan.HS_MODE_BLOCK)
         pats = hyperscan.loadb(parts[2], hyperscan.HS_MODE_BLOCK) if parts[2] else None
@@ -332,22 +375,21 @@ def _decode(data: bytes) -> Prefilter | None:
         pats_long = hyperscan.loadb(parts[3], hyperscan.HS_MODE_BLOCK) if parts[3] else None
         return Prefilter(words, pats, frozenset(head["pattern_ids"]), frozenset(head["located"]), pats_long,
                          None if long_ids is None else frozenset(long_ids))
-    except (struct.error, ValueError, KeyError, TypeError, hyperscan.error):
+    except (ValueError, KeyError, TypeError, hyperscan.error):
         return None  # another platform's build, another version: compiled again
 
 
-def _encode(pf: Prefilter) -> bytes:
+def _encode(pf: Prefilter) -> list[bytes]:
     own = not pf._same and pf._patterns_long is not None  # a long texts' database of its own, not empty
     head = json.dumps({"pattern_ids": sorted(pf.pattern_ids), "located": sorted(pf._located),
                        "long_ids": None if pf._same else sorted(pf.long_ids)}).encode()
-    blobs = [head, hyperscan.dumpb(pf._words), hyperscan.dumpb(pf._patterns) if pf._patterns is not None else b"",
-             hyperscan.dumpb(pf._patterns_long) if own else b""]
-    body = b"".join(_LEN.pack(len(b)) + b for b in blobs)
-    return _MAGIC + hashlib.sha256(body).digest() + body
+    return [head, hyperscan.dumpb(pf._words), hyperscan.dumpb(pf._patterns) if pf._patterns is not None else b"",
+            hyperscan.dumpb(pf._patterns_long) if own else b""]
 
 
-def _store(key: str, pf: Prefilter) -> None:
-    """Best effort: a cache that cannot be written costs the next process a compile, nothing more."""
+def _store(kind: str, key: str, blobs: list[bytes], keep: int = 1) -> None:
+    """Best effort: a cache that cannot be written costs the next process a compile, nothing more.
+    Of the other files of ``kind`` (other versions' builds), the newest ``keep`` - 1 stay."""
     try:
         dfd = paths.open_dir(cache_dir())
     except OSError:
@@ -355,14 +397,20 @@ def _store(key: str, pf: Prefilter) -> None:
     try:
         if paths.refusal("cache", os.fstat(dfd), "directory"):
             return
-        paths.write_atomic(dfd, _file(key), _encode(pf))
-        for name in os.listdir(dfd):  # other versions' builds
-            if name.startswith("prefilter-") and name.endswith(".hsdb") and name != _file(key):
+        paths.write_atomic(dfd, _file(kind, key), _pack(blobs))
+        others = []
+        for name in os.listdir(dfd):
+            if name.startswith(kind + "-") and name.endswith(".hsdb") and name != _file(kind, key):
                 try:
-                    os.unlink(name, dir_fd=dfd)
+                    others.append((os.stat(name, dir_fd=dfd, follow_symlinks=False).st_mtime_ns, name))
                 except OSError:
                     pass
-    except (OSError, hyperscan.error):
+        for _, name in sorted(others, reverse=True)[keep - 1:]:
+            try:
+                os.unlink(name, dir_fd=dfd)
+            except OSError:
+                pass
+    except OSError:
         pass
     finally:
         os.close(dfd)

@@ -109,10 +109,9 @@ def run(c: Pattern, text: str, lower: str, ascii_view: bytes, utf8s: list[tuple[
                 span = span_hook(text, s, e, Groups(spans, text, pos))
                 if span is None:
                     continue
-                s, e = span
-                if secret and looks_fake(text[s:e], text, e):
-                    continue
-                out.append(Finding(name, s, e))
+                for s, e in span if isinstance(span, list) else (span,):  # a list: a table column's cells
+                    if not (secret and looks_fake(text[s:e], text, e)):
+                        out.append(Finding(name, s, e))
                 continue
             value = text[s:e]
             # Every test below only rejects, so their order changes nothing but the cost: the rule's
@@ -186,17 +185,40 @@ def located_findings(rule: Rule, check: Check, text: str, lower: str, hits: list
     own = frozenset(rule.keywords)
     after_word = check.from_word
     assert after_word is not None, rule.name
+    inside = check.inside_words
     for k, s, e in hits:
         word = words[k]
         if word not in own:
             continue
-        if word.isascii():
+        if inside:
+            if not key_part(text, s, e):
+                continue
+        elif word.isascii():
             # a word in Latin letters stands alone (mdp and clave hide inside base64, tel in hotel)
             if s > 0 and (lower[s - 1].isascii() and (lower[s - 1].isalnum() or lower[s - 1] == "_")):
                 continue
             if e < n and lower[e].isascii() and lower[e].isalnum() and word[-1].isalnum():
                 continue  # (a word ending in an apostrophe, dell', d', runs into the next word)
         span = after_word(text, s, e)
-        if span is not None and not (rule.category == "secret" and looks_fake(text[span[0]:span[1]], text, span[1])):
-            out.append(Finding(rule.name, span[0], span[1]))
+        if span is None:
+            continue
+        for a, b in span if isinstance(span, list) else (span,):  # a list: a table column's cells
+            if not (rule.category == "secret" and looks_fake(text[a:b], text, b)):
+                out.append(Finding(rule.name, a, b))
     return out
+
+
+def key_part(text: str, s: int, e: int) -> bool:
+    """Whether the word at [s, e) is a word of a key: alone, or a part of one between ``_ . -``,
+    digits or a case change (customer_email, dateOfBirth, phoneNumber, address1; not tel in
+    hotel or telemetry, sin in using, name in filename or namespace). Letters of scripts without
+    case stand as they are."""
+    if s > 0 and text[s].isalnum():
+        c = text[s - 1]
+        if c.isalnum() and c.isascii() and not (c.islower() and text[s].isupper()):
+            return False
+    if e < len(text) and text[e - 1].isalnum():
+        c = text[e]
+        if c.isalpha() and c.isascii() and not (c.isupper() and text[e - 1].islower()):
+            return False
+    return True

@@ -8,9 +8,12 @@ Aho-Corasick automaton (privacy/automaton.py); both give the same answer, Hypers
 which patterns cannot match at all and where some can end. The rules that start from a word
 (credentials in other languages, labelled phone numbers) take their positions from the gate.
 Patterns run on a one-byte-per-character view of the text (text.py), so positions need no
-conversion. A value split across lines is also looked for with the joint taken out (joints.py).
-Overlapping findings merge; each redacted span becomes ``[REDACTED:<rule>]`` and nothing of the
-secret (no prefix, no length hint) survives.
+conversion. The rules also read the text's decoded views (views.py: JSON escapes, HTML entities,
+URL-encoding, shell quoting, and values split across lines with the joints taken out), each
+finding mapped back to the original. Where findings become cuts, a secret's cut grows to the
+whole token it falls in, wrapped pieces included (whole.py). Overlapping findings merge; each
+redacted span becomes ``[REDACTED:<rule>]`` and nothing of the secret (no prefix, no length
+hint) survives.
 
 Options change how the work is done, never what is found (tests and bench/scrub_equivalence.py
 hold every combination to the same output): ``prefilter`` (use Hyperscan where installed),
@@ -27,10 +30,12 @@ from dataclasses import dataclass
 
 from jevlin_hooks.privacy import automaton, checks
 from jevlin_hooks.privacy.checks import Check
-from jevlin_hooks.privacy.engine import anchored, everywhere, joints, prefilter, scan
+from jevlin_hooks.privacy.checks.judges import JUDGES
+from jevlin_hooks.privacy.engine import anchored, everywhere, fields, prefilter, scan, views, whole
 from jevlin_hooks.privacy.engine import windows as by_lines
 from jevlin_hooks.privacy.engine.everywhere import EVERYWHERE, NO_CUTS, Cuts
 from jevlin_hooks.privacy.engine.findings import Finding, merge
+from jevlin_hooks.privacy.engine.joints import Joint
 from jevlin_hooks.privacy.engine.patterns import Pattern, compile_rule
 from jevlin_hooks.privacy.engine.prefilter import Anchors, Ends, Prefilter
 from jevlin_hooks.privacy.engine.text import SURROGATE, Offsets, char_hits, one_byte_view
@@ -80,10 +85,18 @@ class Scrubber:
         # automaton would report every one of their thousands of occurrences.
         self._common_bytes = tuple((k, k.encode()) for k in sorted(common))
         extra = {w for r in self.rules for w in r.anchors} | {w for r in self.rules for w in r.near if w.isascii()}
+        extra |= set(fields.key_words())  # where the layout reader starts from (fields.py)
         # one order in every process: the prefilter cache is keyed by it
         self.words = sorted({k for r in self.rules for k in r.keywords if k not in common} | extra,
                             key=lambda w: (-len(w), w))
         self._gate = automaton.build(self.words)
+        index = {w: k for k, w in enumerate(self.words)}
+        self._rules_of_word: dict[int, list[int]] = {}  # gate word -> the rules with that keyword
+        for i, r in enumerate(self.rules):
+            for w in r.keywords:
+                if w in index:
+                    self._rules_of_word.setdefault(index[w], []).append(i)
+        self._field_words = frozenset(i for i, w in enumerate(self.words) if w in fields.key_words())
         self._always = [i for i, r in enumerate(self.rules) if not r.keywords]  # rules that run on every text
         self._by_keyword: dict[str, list[int]] = {}
         for i, r in enumerate(self.rules):
@@ -109,9 +122,15 @@ class Scrubber:
         # which of Hyperscan's two ends databases a rule of bounded length is in (every text, long ones)
         self._end_db = {i: int(r.longest_in_long_texts) for i, r in enumerate(self.rules) if r.longest is not None}
         self._pii = frozenset(r.name for r in self.rules if r.category == "pii")  # a phone number is not split in two
+        # cut whole tokens (whole.py), but where the check's span is the value whole (printed output)
+        self._secret = frozenset(r.name for r, c in zip(self.rules, self.checks, strict=True)
+                                 if r.category == "secret" and (c is None or c.whole))
+        self._prefixes = {r.name: tuple(k.lower() for k in r.keywords) for r in self.rules if r.category == "secret" and r.keywords}
         # the rules whose values spread (everywhere.py): those found by their context (a key name,
         # a flag, a word nearby); a value a rule matches alone is found again wherever it is
-        self.spreads = frozenset(r.name for r in self.rules if r.groups != (0,) or r.near or r.check in ("yamlblock", "k8s"))
+        # (and the field judges': a value under a key, fields.py)
+        self.spreads = frozenset(r.name for r in self.rules if r.groups != (0,) or r.near or r.check in ("yamlblock", "k8s")) \
+            | frozenset(j.name for j in JUDGES)
         self.hyperscan: Hyperscan | None = None
         self._ready = threading.Event()
         self._wants_hyperscan = prefilter and _hyperscan_installed()
@@ -123,7 +142,7 @@ class Scrubber:
         """Hyperscan takes 0.2-0.3 s to compile (RE2 all the rules: 0.05 s) and lets other threads
         run meanwhile: the first texts are scrubbed without it, with the same result."""
         located = {k for r, c in zip(self.rules, self.checks, strict=True) if c is not None and c.from_word is not None
-                   for k in r.keywords}
+                   for k in r.keywords} | set(fields.key_words())
         anchors = sorted({(self.words.index(w), w) for d in (self.lines.windowed, self.lines.near_windowed)
                           for ws in d.values() for w in ws})
         threading.Thread(target=self._build_hyperscan, name="jevlin-scrub-prefilter", daemon=True,
@@ -155,15 +174,28 @@ class Scrubber:
 
     # --- finding -----------------------------------------------------------------------------
 
-    def find(self, text: str, disabled: Iterable[str] = (), joints: bool = True) -> list[Finding]:
-        """Every finding, before merging. With ``joints``, also what a secret split across lines
-        becomes once its pieces are put back together."""
-        return self._find(text, set(disabled), joints, None)
+    def find(self, text: str, disabled: Iterable[str] = (), decoded: bool = True) -> list[Finding]:
+        """Every finding, before merging and before the cuts grow to whole tokens. With
+        ``decoded``, also what the rules find in the text's decoded views (views.py): encoded
+        values decoded, values split across lines put back together."""
+        off = set(disabled)
+        if not decoded:
+            return self._find(text, off, None)
+        return self._found(text, off, one_byte_view(text))[0]
 
-    def _find(self, text: str, off: set[str], with_joints: bool, across: list[int] | None) -> list[Finding]:
-        """find(); with ``across`` (sorted positions), a match that spans none of them is not
-        checked: the caller (joints.rejoined) drops its findings."""
-        ascii_view = one_byte_view(text)
+    def _found(self, text: str, off: set[str], ascii_view: bytes) -> tuple[list[Finding], list[Joint]]:
+        """What the rules find in the text and in its views; and the text's joints."""
+        out = self._find(text, off, None, ascii_view)
+        layers, joints = views.layers(text, ascii_view, off)
+        if layers:
+            out.extend(views.found(layers, off, self._pii, self.find_across))
+        return out, joints
+
+    def _find(self, text: str, off: set[str], across: list[int] | None, ascii_view: bytes | None = None) -> list[Finding]:
+        """What the rules find in ``text``; with ``across`` (sorted positions), a match that spans
+        none of them is not checked (views.found searches a view's windows so)."""
+        if ascii_view is None:
+            ascii_view = one_byte_view(text)
         lower = text.lower()
         g = _Gate(self, text, lower, ascii_view)
         selected = set(self._always)
@@ -181,6 +213,7 @@ class Scrubber:
         # (a daemon record arrives with cold caches, where every object read is a miss)
         rules, compiled, possible, gated = self.rules, self.compiled, g.possible, g.gated
         text_gates, located, end_db = self._text_gates, self._located, self._end_db
+        by_rule: dict[int, list[tuple[int, int, int]]] | None = None
         for i in sorted(selected):
             rule = rules[i]
             if rule.name in off:
@@ -189,8 +222,16 @@ class Scrubber:
                 continue  # its check wants something in the text (a kind: Secret): none, no finding
             if i in located and len(lower) == len(text):
                 # The gate already found every word these rules start from: no need for RE2 to
-                # look again (with Unicode case folding, their patterns are the slowest).
-                out.extend(scan.located_findings(rule, located[i], text, lower, g.hits, self.words))
+                # look again (with Unicode case folding, their patterns are the slowest). Each
+                # rule reads only its own words' positions.
+                if by_rule is None:
+                    by_rule = {}
+                    for hit in g.hits:
+                        for r in self._rules_of_word.get(hit[0], ()):
+                            by_rule.setdefault(r, []).append(hit)
+                own = by_rule.get(i)
+                if own:
+                    out.extend(scan.located_findings(rule, located[i], text, lower, own, self.words))
                 continue
             for c in compiled[i]:
                 if possible is not None and c.pid not in possible and c.pid in gated:
@@ -210,13 +251,24 @@ class Scrubber:
                         scan.run(c, text, lower, ascii_view, utf8s, out, across, (found.get(c.pid, []), rule.longest or 0))
                         continue
                 scan.run(c, text, lower, ascii_view, utf8s, out, across, windows=lines.get(i))
-        if with_joints:
-            out.extend(joints.rejoined(text, off, ascii_view, self.find_across))
+        if across is None:  # keys and values laid out in tables and pairs (fields.py), from the gate's words
+            where = [s for k, s, _ in g.hits if k in self._field_words] if len(lower) == len(text) else None
+            out.extend(fields.findings(text, ascii_view, off, where))
         return out
 
-    def find_across(self, joined: str, off: set[str], across: list[int]) -> list[Finding]:
-        """What joints.rejoined looks for in a window with its joints taken out."""
-        return self._find(joined, off | self._pii, False, across)
+    def find_across(self, window: str, off: set[str], across: list[int]) -> list[Finding]:
+        """What views.found looks for in a window of a view: the matches that hold an edit."""
+        return self._find(window, off, across)
+
+    def cuts(self, text: str, disabled: Iterable[str] = ()) -> list[Finding]:
+        """The spans scrub() redacts: every finding, each secret's grown to its whole token
+        (whole.py; off with ``whole-token`` among ``disabled``), merged."""
+        off = set(disabled)
+        view = one_byte_view(text)
+        findings, joints = self._found(text, off, view)
+        if whole.NAME not in off:
+            findings = whole.whole(text, view, findings, joints, self._secret, self._prefixes)
+        return merge(findings)
 
     def _windows(self, g: _Gate, text: str, lower: str, view: bytes, selected: set[int]) -> dict[int, list[tuple[int, int]]]:
         """Where each rule searched by lines is searched in this text (see windows.py)."""
@@ -264,7 +316,7 @@ class Scrubber:
         if not text:
             return text, []
         off = set(disabled)
-        findings = merge(self._find(text, off, True, None))
+        findings = self.cuts(text, off)
         if not findings:
             return text, []
         if EVERYWHERE not in off:
@@ -289,9 +341,9 @@ class Scrubber:
         off = set(disabled)
         if len(texts) == 1:
             t = texts[0]
-            return [self._scrubbed(t, merge(self._find(t, off, True, None)) if t else [], off)]
+            return [self._scrubbed(t, self.cuts(t, off) if t else [], off)]
         joined = FIELD_SEP.join(texts)
-        findings = merge(self._find(joined, off, True, None)) if joined else []
+        findings = self.cuts(joined, off) if joined else []
         if not findings:
             return [(t, 0, NO_CUTS) for t in texts]
         out: list[Scrubbed] = []

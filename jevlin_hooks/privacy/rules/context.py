@@ -138,14 +138,20 @@ RULES: tuple[Rule, ...] = (
                            "GITHUB_TOKEN=ghp_****{alnum:4}", "api_key: \"•••••••\"", "GOOGLE_APPLICATION_CREDENTIALS=/var/secrets/google/key.json",
                            "\"ARN\": \"arn:aws:secretsmanager:us-east-1:{digits:12}:secret:prod/db-{alnum:6}\"",
                            "signingkey = {HEX:40}", "RECAPTCHA_SITE_KEY=6L{b64url:38}")),
-    Rule("credential-in-prose", "secret", "a password, passphrase, passcode, secret, token or key named in prose (\"the password is X\", \"the password is: X\", \"DB password -> X\", \"with token X\", \"set the password to X\", \"their token (X) expired\", \"the passphrase for the deploy key is X\", \"the password was reset to X\", \"the password for the `ci` user is X\": up to four words between the name and is/was/to) when X looks like one: digits, symbols or mixed case, not a plain word",
-         r"(?i)\b(?:password|passphrase|passwd|pass phrase|passcode|api[ _-]?key|secret key|access key|secret|token)"
+    Rule("credential-in-prose", "secret", "a password, passphrase, passcode, secret, token or key named in prose (\"the password is X\", \"the password is: X\", \"DB password -> X\", \"with token X\", \"set the password to X\", \"their token (X) expired\", \"the passphrase for the deploy key is X\", \"the password was reset to X\", \"the signing / encryption / master / deploy / licence key is X\", \"the password for the `ci` user is X\": up to four words between the name and is/was/to) when X looks like one: digits, symbols or mixed case, not a plain word",
+         r"(?i)\b(?:password|passphrase|passwd|pass phrase|passcode|api[ _-]?key|secret key|access key|secret|token|"
+         # a key named for what it does with secrets: the signing, encryption, master, deploy key
+         r"(?:signing|sign|encryption|encrypting|decryption|master|deploy|deployment|private|shared|hmac|jwt|session"
+         r"|webhook|wrapping|unlock|recovery|root|admin|licen[cs]e|activation|product|storage|account|service[ -]account)[ _-]key:?)"
          r"(?:\s+(?:is:?|was:?|of|to|=|:|->)|(?:[ \t]+[`'\"]?[a-z][a-z0-9'_\-]{0,14}[`'\"]?){1,4}?[ \t]+(?:is:?|was:?|=|:|to|->))?[ \t]+[\"'`]?([^\s\"'`,;]{6,})",
          ("pass", "key", "token", "secret"), 1, "prose",
          examples=("then the token x9Y8z7W6v5 expired", "the password is Zq8#kL2p{alnum:4}",
-                   "the password for the `ci` user is Xk9mz2Lq{alnum:4}"),
+                   "the password for the `ci` user is Xk9mz2Lq{alnum:4}", "The signing key is {alnum:24}, keep it safe.",
+                   "our master key was Zq8#kL2p{alnum:6}"),
          counter_examples=("token_url=https://auth.example.com/oauth/token region=eu-west-1",
                            "the token lifetime is 86400s", "the secret name is db-creds-v2",
+                           "the signing key is RS256 and the deploy key is in 1Password",
+                           "the deploy key is ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{b64:43} ci@example",
                            "\"9d2e3c93 feat: token refresh\\nf7419b3c0 fix: config loader\"", "the key ending in ghp_...{alnum:4} was revoked")),
     Rule("credential-use-as", "secret", "a value named as a credential after it: \"use X as the password\", \"with X as the new admin password\", \"set X as the API key\" (up to two words before the name), when X looks like one",
          r"(?i)\b(?:use|using|with|try|set|enter|type)[ \t]+[\"'`]?([^\s\"'`,;]{6,}?)[\"'`]?[ \t]+as[ \t]+(?:(?:the|a|your|my|our|their)[ \t]+)?(?:[a-z]+[ \t]+){0,2}?"
@@ -159,13 +165,6 @@ RULES: tuple[Rule, ...] = (
          ("cred", "login", "log in", "log\tin", "sign in", "sign\tin", "signin", "logon"), 2, "pair", prefilter=True,
          examples=("creds are admin:Zq8#kL2p{alnum:4}", "login with admin / Xk9#mz2Lq{alnum:4}"),
          counter_examples=("login at 10:30:15.12Z", "login from fe80::1")),
-    Rule("credential-table-cell", "secret", "a password in a Markdown table, in the cell after a credential name (| DB_PASSWORD | X |, | Password | `X` |), when X looks like one: a type, a description or a plain word stays (| password | string | ... |)",
-         r"(?im)^[ \t]*\|[ \t]*(?:\*\*|`)?(" + parts.STRONG + r")(?:\*\*|`)?[ \t]*\|[ \t]*`?([^|`\s]{3,})`?[ \t]*(?:\||$)",
-         ("|",), 2, "cell", prefilter=True,
-         examples=("| DB_PASSWORD | Zq8#kL2p{alnum:4} |",),
-         counter_examples=("| password | string | The user's password |", "| `TOKEN_ENDPOINT` | `https://auth.example.com/oauth2/token` |",
-                           "| `SECRET_ARN` | `arn:aws:secretsmanager:eu-west-1:{digits:12}:secret:prod/db-{alnum:6}` |",
-                           "| `JWT_EXPIRES_IN` | `3600` |", "| `OPENAI_API_KEY` | `sk-...{alnum:4}` |")),
     Rule("credential-xml", "secret", "credential-named XML elements and key/value attributes (<password>X</password>, <add key=\"Password\" value=\"X\"/>)",
          r"(?i)(?:<(" + parts.STRONG + r")>\s*([^<\s][^<\r\n]{2,}?)\s*</|key=\"([^\"]*(?:passw|secret|token|apikey)[^\"]*)\"\s+value=\"([^\"]{3,})\")",
          ("<", "value="), (2, 4), "xml",
@@ -173,15 +172,6 @@ RULES: tuple[Rule, ...] = (
          counter_examples=("<UserSecretsId>79a3edd0-2092-40a2-a04d-dcb46d5ca9ed</UserSecretsId>",
                            "<add key=\"refreshTokenTtl\" value=\"720h\" />",
                            "SLACK_TOKEN=<your-api-key> HOST=db API_KEY_HEADER=X-Api-Key SMTP_PASSWORD=<your-api-key>")),
-    Rule("credential-name-value", "secret", "a value under a credential name in name/value and key/value pairs: Kubernetes and Compose env lists (- name: DB_PASSWORD, then value: X), ECS task definitions and Terraform ({\"name\": \"API_TOKEN\", \"value\": \"X\"}), GitLab CI variables and Helm lists ({\"key\": \"DB_PASSWORD\", \"value\": \"X\"}), and an object under a credential name holding a value, as terraform output -json and Pulumi print it ({\"db_password\": {\"sensitive\": true, \"value\": \"X\"}}); valueFrom (a secretKeyRef) stays",
-         r"(?i)(?:\b(?:name|key)[\"']?[ \t]*[:=][ \t]*[\"']?(" + parts.STRONG + r")[\"']?[ \t]*(?:,[ \t]*(?:\r?\n[ \t]*)?|\r?\n[ \t]*)[\"']?"
-         r"|\"(" + parts.STRONG + r")\"[ \t]*:[ \t]*\{[^{}\n]{0,120}?\")"
-         r"value[\"']?[ \t]*[:=][ \t]*" + parts.QUOTED_OR_BARE,
-         ("value",), (3, 4, 5, 6), "name-value", prefilter=True,
-         examples=("env:\n- name: DB_PASSWORD\n  value: Zq8kL2p{alnum:6}\n",
-                   "{\"name\": \"API_TOKEN\", \"value\": \"Xk9mz2Lq{alnum:8}\"}"),
-         counter_examples=("- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db\n",
-                           "Name: ACCESS_TOKEN_LIFETIME\nValue: 15m", "{\"name\": \"API_TOKEN\", \"value\": \"sk-...{alnum:4}\"}")),
     Rule("basic-auth-call", "secret", "a password given with its user name in code: auth=(\"user\", \"X\") (requests, httpx), HTTPBasicAuth(\"user\", \"X\"), HTTPDigestAuth, aiohttp.BasicAuth, basic_auth(\"user\", \"X\"), .NET NetworkCredential(\"user\", \"X\"), Java PasswordAuthentication and UsernamePasswordCredentials, smtplib/ftplib/imaplib .login(\"user\", \"X\"), superagent .auth(\"user\", \"X\"), ldap simple_bind_s(\"dn\", \"X\")",
          r"(?i)(?:\bauth[ \t]*=[ \t]*\(|\b(?:HTTPBasicAuth|HTTPDigestAuth|BasicAuth|basic_auth|NetworkCredential|PasswordAuthentication"
          r"|UsernamePasswordCredentials|PasswordCredential)[ \t]*\(|\.(?:login|auth|simple_bind_s|bind_s)[ \t]*\()[ \t]*[\"']([^\"'\r\n]*)[\"'][ \t]*,[ \t]*"

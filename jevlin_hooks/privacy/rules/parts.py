@@ -44,6 +44,11 @@ I18N_WORDS = (
     # a few more languages, as cheap as the others
     "heslo", "lösenord", "adgangskode", "passord", "salasana", "jelszó", "κωδικός", "סיסמה", "كلمة المرور", "पासवर्ड",
     "mật khẩu", "kata sandi", "รหัสผ่าน",
+    # keys named for what they do, where the language writes them as one word (Dutch compounds
+    # end in sleutel, which alone must stand apart; Japanese 鍵 alone is also a lock)
+    "hoofdsleutel", "ondertekeningssleutel", "handtekeningsleutel", "versleutelingssleutel", "encryptiesleutel",
+    "coderingssleutel", "licentiesleutel", "masterpasswort", "hauptpasswort", "hauptkennwort",
+    "署名鍵", "暗号鍵", "暗号化鍵", "共通鍵", "マスター鍵", "デプロイ鍵",
 )
 
 PHONE_WORDS_LATIN = (
@@ -53,3 +58,18 @@ PHONE_WORDS_LATIN = (
     "nummer", "número", "numéro", "numero", "numer", "tél", "my number", "mob",
 )
 PHONE_WORDS_OTHER = ("телефон", "тел.", "电话", "手机", "電話", "携帯", "전화", "휴대폰")
+
+# The labels of a name/value pair (Name: DB_PASSWORD, then Value: X), as consoles print them in
+# the user's language (engine/fields.py reads the pairs).
+NAME_WORDS = (
+    "name", "key", "variable", "parameter", "nom", "nombre", "nome", "naam", "nazwa", "klucz", "schlüssel", "clé",
+    "clave", "chave", "chiave", "sleutel", "isim", "anahtar", "имя", "ключ", "名前", "キー", "이름", "키", "名称", "名稱", "键",
+    # a setting's name, as Spring Boot's start-up failure (Property: app.db.password / Value: "X"),
+    # app-service settings and config tables print it
+    "property", "setting", "attribute", "eigenschaft", "propriété", "propiedad", "proprietà", "propriedade",
+    "eigenschap", "właściwość", "свойство", "プロパティ", "속성", "属性",
+)
+VALUE_WORDS = (
+    "value", "valeur", "valor", "wert", "valore", "waarde", "wartość", "değer", "hodnota", "värde", "verdi", "arvo",
+    "érték", "значение", "τιμή", "ערך", "قيمة", "値", "값", "值",
+)

@@ -83,7 +83,12 @@ _DRAW = re.compile(r"\{(" + "|".join(ALPHABETS) + r"):(\d+)\}")
 def expand(rule: Rule, template: str, salt: str) -> str:
     """``template`` with each {alphabet:n} replaced by n characters drawn from a generator seeded
     by the rule's name and ``salt`` (which example): the same text in every run and process."""
-    rng = random.Random(zlib.crc32(f"{rule.name}\0{salt}".encode()))
+    return expand_named(rule.name, template, salt)
+
+
+def expand_named(name: str, template: str, salt: str) -> str:
+    """expand() for what is named like a rule without being a pattern's row (a field judge)."""
+    rng = random.Random(zlib.crc32(f"{name}\0{salt}".encode()))
     return _DRAW.sub(lambda m: "".join(rng.choice(ALPHABETS[m.group(1)]) for _ in range(int(m.group(2)))), template)
 
 

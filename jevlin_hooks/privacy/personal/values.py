@@ -1,0 +1,203 @@
+"""Whether a value is what its field's label says: a person's name, a date of birth, an address.
+
+Each test takes the value as the field shows it and answers with the span of it that is the
+personal data (a name before its ``<address>``, the date before a time), or None. They decide
+on the value's shape alone: the label has already said what the field is, so a test only has to
+turn down what the field is not (a service's name under ``name``, an IP under ``address``, a
+version under ``dob``). Numbers with check digits are numbers.py's.
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+
+Span = tuple[int, int]
+
+_JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+
+
+def readable(value: str) -> str:
+    """The value as a person reads it: a form's ``%C3%A9`` and ``+``, JSON's ``\\u00e9``. Only
+    for judging; the span redacted is always the value as the text holds it."""
+    if "\\u" in value:
+        value = _JSON_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), value)
+    if "%" in value and _PERCENT.search(value) or "+" in value and " " not in value and not value.startswith("+"):
+        value = urllib.parse.unquote_plus(value)
+    return value
+
+
+# --- names --------------------------------------------------------------------------------------
+
+# where a name stops: its address, a remark, the next item of a list
+_NAME_END = re.compile(r"\s*(?:<|\(|\[|,|;|\||/|\s-\s|\s–\s|\s\d)")
+_PARTICLES = frozenset((
+    "van", "von", "de", "da", "del", "della", "der", "den", "di", "du", "la", "le", "dos", "das", "do", "bin", "bint",
+    "al", "el", "ten", "ter", "y", "e", "zu", "af", "av", "mc", "st", "ibn", "ben", "het", "'t",
+))
+# Title-case words a step's, a service's or a document's name is made of, never a person's:
+# "Build Docker Image", "Run Tests", "Production Server" stay under a bare "name".
+NOT_NAMES = frozenset((
+    "the", "and", "or", "of", "for", "to", "in", "on", "with", "by", "at", "from", "new", "old", "my", "your", "our",
+    "all", "test", "tests", "testing", "build", "builds", "run", "runs", "deploy", "deployment", "install", "setup",
+    "set", "check", "checks", "lint", "upload", "download", "cache", "release", "publish", "checkout", "create",
+    "update", "delete", "get", "start", "stop", "server", "service", "services", "default", "production",
+    "staging", "development", "dev", "prod", "main", "master", "app", "application", "api", "web", "data", "user",
+    "users", "admin", "system", "local", "remote", "docker", "image", "images", "node", "python", "java", "go",
+    "rust", "linux", "windows", "macos", "ubuntu", "debian", "job", "step", "task", "pipeline", "workflow",
+    "action", "actions", "bot", "team", "group", "inc", "ltd", "llc", "gmbh", "corp", "company", "co", "sa", "ag",
+    "bv", "srl", "spa", "plc", "project", "config", "configuration", "settings", "error", "warning", "info",
+    "debug", "unknown", "none", "null", "true", "false", "yes", "no", "example", "sample", "demo", "foo", "bar",
+    "database", "db", "cluster", "network", "storage", "bucket", "queue", "worker", "workers", "job", "jobs",
+    "account", "accounts", "support", "billing", "sales", "security", "operations", "ops", "engineering",
+    "marketing", "platform", "infrastructure", "internal", "external", "public", "private", "global", "cloud",
+    "code", "tools", "tool", "engine", "manager", "management", "monitor", "monitoring", "report", "reports",
+    "policy", "role", "key", "keys", "token", "secret", "secrets", "file", "files", "page", "home", "index",
+    "search", "login", "logout", "sign", "payment", "payments", "order", "orders", "invoice", "customer",
+    "customers", "product", "products", "store", "shop", "free", "pro", "plus", "premium", "basic", "standard",
+    "enterprise", "edition", "version", "beta", "alpha", "preview", "stable", "latest", "nightly", "frontend",
+    "backend", "gateway", "proxy", "router", "load", "balancer", "instance", "function", "lambda", "container",
+    "pod", "volume", "disk", "backup", "restore", "migration", "migrate", "sync", "import", "export", "lead",
+    "manager", "group", "center", "centre", "office", "department", "unit", "division", "board", "committee",
+    "hospital", "clinic", "school", "university", "bank", "street", "road", "avenue", "city", "park", "hotel",
+))
+_CJK_NAME = re.compile(r"[\u4e00-\u9fff]{2,4}|[\u4e00-\u9fff]{1,2} [\u4e00-\u9fff]{1,3}|[\uac00-\ud7af]{2,4}"
+                       r"|[\u30a0-\u30ff\u3040-\u309f]{2,8}(?: [\u30a0-\u30ff\u3040-\u309f]{2,8})?")
+
+
+_INITIALS = re.compile(r"(?:[^\W\d_]\.)+")
+
+
+def _name_word(w: str, first: bool) -> bool:
+    """A word of a name: letters, an apostrophe or a hyphen inside (O'Brien, Jean-Luc), a dot
+    only after an initial (J., J.R.R.) or a short title (Jr.); never a dot inside (Fly.io)."""
+    if "." in w and not (_INITIALS.fullmatch(w) or w.endswith(".") and "." not in w[:-1] and len(w) <= 4):
+        return False
+    letters = w.replace("'", "").replace("’", "").replace("-", "").replace(".", "")
+    if not letters.isalpha():
+        return False
+    if w.lower() in _PARTICLES and not first:
+        return True
+    return w[0].isupper() and (len(letters) > 1 or w.endswith("."))
+
+
+def name(value: str, specific: bool) -> Span | None:
+    """A person's name at the start of ``value``: words in capitals ("Jean-Luc O'Brien", "van
+    der Berg" inside one), or two to four Han or Hangul characters, or kana. Under a bare label
+    (``specific`` False) only a full name: two words or more, none of them a common word of
+    names of things."""
+    text = readable(value)
+    m = _NAME_END.search(text)
+    head = text[:m.start()] if m else text
+    head = head.strip().strip("\"'*")
+    if not 2 <= len(head) <= 70 or head != head.strip():
+        return None
+    if _CJK_NAME.fullmatch(head):
+        ok = True
+    else:
+        words = head.split(" ")
+        if not 1 <= len(words) <= 5 or (not specific and len(words) < 2):
+            return None
+        ok = all(_name_word(w, i == 0) for i, w in enumerate(words))
+        if ok and not specific:
+            ok = not any(w.lower().strip(".") in NOT_NAMES for w in words)
+    if not ok:
+        return None
+    if text is not value:  # a form's or JSON's encoding: the whole value
+        return 0, len(value)
+    start = value.find(head)
+    return start, start + len(head)
+
+
+# --- dates of birth -----------------------------------------------------------------------------
+
+_MONTHS = frozenset((
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "january",
+    "february", "march", "april", "june", "july", "august", "september", "october", "november", "december",
+    "januar", "februar", "märz", "mai", "juni", "juli", "oktober", "dezember", "janvier", "février", "mars", "avril",
+    "juin", "juillet", "août", "septembre", "octobre", "novembre", "décembre", "enero", "febrero", "marzo", "abril",
+    "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre", "gennaio", "febbraio",
+    "aprile", "maggio", "giugno", "luglio", "settembre", "ottobre", "dicembre", "janeiro", "fevereiro", "março",
+    "maio", "junho", "julho", "setembro", "outubro", "novembro", "dezembro", "januari", "februari", "maart", "mei",
+    "augustus", "stycznia", "lutego", "marca", "kwietnia", "maja", "czerwca", "lipca", "sierpnia", "września",
+    "października", "listopada", "grudnia", "ocak", "şubat", "mart", "nisan", "mayıs", "haziran", "temmuz",
+    "ağustos", "eylül", "ekim", "kasım", "aralık", "января", "февраля", "марта", "апреля", "мая", "июня", "июля",
+    "августа", "сентября", "октября", "ноября", "декабря",
+))
+_DATE = re.compile(
+    r"(?P<ymd>(?P<y1>\d{4})[-/.](?P<m1>\d{1,2})[-/.](?P<d1>\d{1,2}))"
+    r"|(?P<dmy>(?P<a2>\d{1,2})[-/.](?P<b2>\d{1,2})[-/.](?P<y2>\d{4}|\d{2}))"
+    r"|(?P<cjk>(?P<y3>\d{4})\s*[年년]\s*(?P<m3>\d{1,2})\s*[月월]\s*(?P<d3>\d{1,2})\s*[日일]?)"
+    r"|(?P<dm>(?P<d4>\d{1,2})\.?\s+(?P<mon4>[^\W\d_]{3,12})\.?,?\s+(?P<y4>\d{4}))"
+    r"|(?P<md>(?P<mon5>[^\W\d_]{3,12})\.?\s+(?P<d5>\d{1,2}),?\s+(?P<y5>\d{4}))"
+    r"|(?P<dmon>(?P<d6>\d{1,2})-(?P<mon6>[^\W\d_]{3,9})-(?P<y6>\d{4}|\d{2}))"
+)
+
+
+def _plausible(y: int, m: int, d: int) -> bool:
+    return 1 <= m <= 12 and 1 <= d <= 31 and (y < 100 or 1880 <= y <= 2030)
+
+
+def birth_date(value: str) -> Span | None:
+    """A date at the start of ``value`` in any of the common orders and spellings (1984-03-02,
+    02.03.1984, 03/02/1984, 2 March 1984, 1984年3月2日, 1984년 3월 2일); a time after it stays."""
+    text = value.lstrip()
+    lead = len(value) - len(text)
+    m = _DATE.match(text)
+    if m is None:
+        return None
+    g = m.groupdict()
+    if g["ymd"]:
+        ok = _plausible(int(g["y1"]), int(g["m1"]), int(g["d1"]))
+    elif g["dmy"]:
+        a, b, y = int(g["a2"]), int(g["b2"]), int(g["y2"])
+        ok = _plausible(y, b, a) or _plausible(y, a, b)
+    elif g["cjk"]:
+        ok = _plausible(int(g["y3"]), int(g["m3"]), int(g["d3"]))
+    else:
+        mon = g["mon4"] or g["mon5"] or g["mon6"]
+        d = int(g["d4"] or g["d5"] or g["d6"])
+        y = int(g["y4"] or g["y5"] or g["y6"])
+        ok = mon.lower() in _MONTHS and _plausible(y, 1, d)
+    if not ok or (m.end() < len(text) and text[m.end()].isalnum() and text[m.end()] not in "T日일"):
+        return None
+    return lead, lead + m.end()
+
+
+# --- postal addresses ---------------------------------------------------------------------------
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_CJK_ADDRESS = re.compile(r"[0-9０-９〒号丁目番地区市省県都府道路街洞동로길구읍면리호층]")
+_NOT_POSTAL = re.compile(
+    r"://|@|^[~/\\.$%{<]|^[A-Za-z]:\\|^0x[0-9a-fA-F]|^\[?[0-9a-fA-F:.]+\]?(?::\d+)?$|^[\w.\-]+:\d{1,5}$"
+    r"|^(?:[0-9a-fA-F]{2}[:\-]){5}[0-9a-fA-F]{2}$"
+)
+
+
+def postal_address(value: str) -> Span | None:
+    """A postal address: words and a number (a house, a postcode), not a host, an IP, a URL, a
+    path or a hex address; in CJK scripts, characters and a number or an address word."""
+    text = readable(value).strip().strip("\"'*").strip()
+    if not 5 <= len(text) <= 200 or _NOT_POSTAL.search(text):
+        return None
+    if _CJK.search(text):
+        if not (len(text) >= 6 and _CJK_ADDRESS.search(text)):
+            return None
+    elif not (any(c.isdigit() for c in text) and " " in text and sum(c.isalpha() for c in text) >= 4):
+        return None
+    if text is value or value.strip().strip("\"'*").strip() == text:
+        start = value.find(text)
+        if start >= 0:
+            return start, start + len(text)
+    return 0, len(value)
+
+
+# --- e-mail -------------------------------------------------------------------------------------
+
+_EMAIL = re.compile(r"[A-Za-z0-9._%+\-]+(?:@|%40)[A-Za-z0-9.\-]+\.[A-Za-z]{2,24}")
+
+
+def email(value: str) -> Span | None:
+    m = _EMAIL.search(value)
+    return m.span() if m else None
