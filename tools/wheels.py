@@ -2,6 +2,7 @@
 
     .venv/bin/python tools/wheels.py            # ask PyPI's JSON API, write tools/wheels.json, print the tables
     .venv/bin/python tools/wheels.py --offline  # the tables from tools/wheels.json
+    .venv/bin/python tools/wheels.py --only NAME [NAME ...]  # refresh those packages only (a new dependency)
 
 For each dependency (the runtime ones and theirs, native or not), the newest release's files are
 read from ``https://pypi.org/pypi/<name>/json`` (what pip would install: it takes the newest
@@ -31,7 +32,7 @@ PYTHONS = ((3, 11), (3, 12), (3, 13), (3, 14), (3, 15))
 # the runtime dependencies and theirs; native ones first (those with a C, C++ or Rust part)
 NATIVE = ("google-re2", "ahocorasick-rs", "hyperscan", "isal", "orjson", "cryptography", "cffi", "watchdog", "protobuf")
 PURE = ("httpx", "httpcore", "h11", "anyio", "idna", "certifi", "typing-extensions", "platformdirs", "tomli-w",
-        "ruamel-yaml", "opentelemetry-proto", "pycparser")
+        "ruamel-yaml", "opentelemetry-proto", "pycparser", "phonenumbers", "python-stdnum")
 GLIBC = (2, 28)  # RHEL 8, Debian 10, Ubuntu 18.10 and every later one
 MUSL = (1, 2)  # Alpine 3.13 and later
 
@@ -145,11 +146,12 @@ def table(snapshot: dict[str, Any]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--offline", action="store_true", help="read tools/wheels.json instead of asking PyPI")
+    ap.add_argument("--only", nargs="+", metavar="NAME", help="ask PyPI about these packages only, keep the rest")
     args = ap.parse_args()
     if args.offline:
         snapshot = load()
     else:
-        snapshot = fetch(NATIVE + PURE)
+        snapshot = dict(load(), **fetch(tuple(args.only))) if args.only else fetch(NATIVE + PURE)
         with open(SNAPSHOT, "w", encoding="utf-8") as f:
             json.dump(snapshot, f, indent=1, sort_keys=True)
             f.write("\n")
