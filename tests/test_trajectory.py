@@ -295,7 +295,7 @@ def test_demo_runs_the_whole_path(tmp_path):
     assert os.listdir(tmp_path / "tmp") == [os.path.basename(root)] and f"  rm -rf {root}\n" in out
     assert os.listdir(tmp_path / "home") == []
     cached = [str(f) for f in (tmp_path / "cache").rglob("*") if f.is_file()]
-    assert all(os.path.basename(f).startswith("prefilter-") for f in cached), cached
+    assert all(re.fullmatch(r"(prefilter|ends|anchors)-[0-9a-f]+\.hsdb", os.path.basename(f)) for f in cached), cached
     named = re.search(r"Also made: the scrubber's compiled rules, (.*?) \(", out)
     assert named is None or all(os.path.exists(f) for f in named[1].split(", "))
     assert "no daemon is left running" in out
