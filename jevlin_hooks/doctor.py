@@ -19,6 +19,24 @@ def check_harnesses(out: list[tuple[bool, str]]) -> None:
         harnesses.doctor(name).check(out)
 
 
+def check_engines(out: list[tuple[bool, str]]) -> None:
+    """The engines the scrubber runs on: the native ones, or the pure-Python stand-ins where a
+    package has no wheel for the platform (the same redactions, slower: docs/platforms.md)."""
+    from jevlin_hooks.privacy import automaton, regex
+    from jevlin_hooks.privacy.engine import prefilter
+
+    native = (regex.ENGINE == "re2", automaton.ENGINE == "ahocorasick-rs", prefilter.available())
+    parts = [
+        "regex RE2" if native[0] else "regex pure-Python linear-time (no google-re2)",
+        "keywords ahocorasick-rs" if native[1] else "keywords pure-Python (no ahocorasick-rs)",
+        "prefilter Hyperscan" if native[2] else "no prefilter (no hyperscan)",
+    ]
+    line = "scrubber engines: " + ", ".join(parts)
+    if not all(native):
+        line += ": the same redactions, slower (docs/platforms.md)"
+    out.append((True, line))
+
+
 def check_home(home: str, out: list[tuple[bool, str]]) -> None:
     from jevlin_hooks.privacy import ids
     from jevlin_hooks.ship import control
@@ -88,6 +106,7 @@ def run() -> int:
     if not out:
         programs = ", ".join(harnesses.installer(h).PROGRAM for h in harnesses.HARNESSES)
         out.append((False, f"no coding agent found ({programs}); install one, then `jevlin-hooks install`"))
+    check_engines(out)
     check_home(home, out)
     from jevlin_hooks.views.term import inert
 

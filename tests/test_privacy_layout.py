@@ -14,10 +14,11 @@ PRIVACY = os.path.join(ROOT, "jevlin_hooks", "privacy")
 
 # Each part may import the parts of a lower rank (and itself), never a higher one (public.py, the
 # tests for public values, is heuristics' and imports nothing of ours; known_ids.py, the record's
-# ids in its texts, imports nothing of ours either). regex and
-# automaton wrap the native engines (RE2, Aho-Corasick) and import nothing of ours; ids.py is the
-# hook path's, stdlib only (tests/test_imports.py pins that).
-RANK = {"ids": 0, "known_ids": 0, "regex": 0, "automaton": 0, "rules": 0, "public": 1, "heuristics": 1, "personal": 1,
+# ids in its texts, imports nothing of ours either). regex and automaton wrap the native engines
+# (RE2, Aho-Corasick) and import nothing of ours but linear (RE2's engine in pure Python, where
+# google-re2 has no wheel); ids.py is the hook path's, stdlib only (tests/test_imports.py pins that).
+RANK = {"ids": 0, "known_ids": 0, "regex": 0, "linear": 0, "automaton": 0, "rules": 0, "public": 1, "heuristics": 1,
+        "personal": 1,
         "checks": 2, "engine": 3, "scrub": 4,
         "record": 5, "docs": 6}
 

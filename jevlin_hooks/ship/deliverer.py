@@ -133,11 +133,13 @@ class Deliverer:
         try:
             quarantine.put_sealed(self.home, item.name, raw, item.reason, key)
             spool.ack(self.home, [item.name])
-        except OSError as exc:  # a full disk: the record stays queued, tried again later
-            self.report.problem("failing", f"cannot write spool/quarantine: {exc.strerror or exc}")
+        except OSError as exc:  # a full disk, no cryptography: the record stays queued, tried again later
+            # (a problem of its own: a later send that works does not make it go from `status`)
+            self.report.problem("failing", f"cannot write spool/quarantine: {exc.strerror or exc}", "quarantine")
             return
         finally:
             self.release(item.name)
+        self.report.clear_problem("quarantine")
         self._count_quarantined()
 
     def _quarantine_safe(self, name: str, safe: dict[str, Any], reason: str) -> bool:

@@ -12,6 +12,7 @@ Entries from versions that kept the raw record beside a ``.reason`` file are con
 from __future__ import annotations
 
 import base64
+import errno
 import json
 import os
 import time
@@ -54,8 +55,19 @@ def _box_key(key: bytes) -> bytes:
     return ids.hmac_sha256(key, b"jevlin-hooks quarantine seal")
 
 
+# cryptography has no wheel for Intel macOS nor Windows on ARM (pyproject.toml asks for it only
+# elsewhere): there a record that cannot be made safe stays queued, with this as the reason
+NO_CRYPTOGRAPHY = ("sealing a record that cannot be made safe needs the cryptography package, which has no wheel "
+                   "for this platform (docs/platforms.md); the record stays queued")
+
+
 def seal(raw: bytes, key: bytes) -> str:
-    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    """``raw`` encrypted and authenticated under a key derived from ``key``. OSError where the
+    cryptography package is missing: callers keep the record where it is, as for a full disk."""
+    try:
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    except ImportError:
+        raise OSError(errno.ENOTSUP, NO_CRYPTOGRAPHY) from None
 
     nonce = os.urandom(12)
     return base64.b64encode(nonce + AESGCM(_box_key(key)).encrypt(nonce, raw, _AAD)).decode("ascii")
@@ -64,9 +76,12 @@ def seal(raw: bytes, key: bytes) -> str:
 def unseal(sealed: str, key: bytes, *older: bytes) -> bytes:
     """The sealed bytes, opened with ``key`` or else one of ``older``. Raises ValueError when
     none opens it (sealed under a key that no longer exists)."""
-    from cryptography.exceptions import InvalidTag
-    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-
+    try:
+        from cryptography.exceptions import InvalidTag
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    except ImportError:
+        raise ValueError("opening a sealed record needs the cryptography package, which has no wheel for this "
+                         "platform (docs/platforms.md)") from None
     try:
         blob = base64.b64decode(sealed, validate=True)
     except ValueError:

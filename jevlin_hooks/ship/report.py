@@ -68,8 +68,10 @@ class Report:
             cur["message"] = message
 
     def clear_problem(self, source: str | None = None) -> None:
+        """The current problem is over: any (``source`` None: a send worked), or only one that
+        ``source`` raised. A record that could not go to quarantine stays a problem until one goes."""
         cur = self.st.get("problem")
-        if isinstance(cur, dict) and source is not None and cur.get("source") != source:
+        if isinstance(cur, dict) and cur.get("source") != source and (source is not None or cur.get("source") == "quarantine"):
             return
         if cur:
             self.log(f"delivery works again (sink {self.st.get('sink', '-')})")
