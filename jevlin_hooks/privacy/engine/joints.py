@@ -130,9 +130,9 @@ def wraps(text: str, view: bytes) -> list[Joint]:
         # a line holding wide characters, counted in columns: only where it could end inside a value
         # (each character outside ASCII, \x1a in the view, takes one column or two)
         ws = sorted(widths)
-        for i in _lines_holding_26(view, upto, len(lines) - 1):
-            if lines[i][-1] not in _WRAP_END:
-                continue
+        # (the lines holding \x1a picked in C: a Python step for each of them, not for every line)
+        holding = itertools.compress(range(len(lines) - 1), map(operator.contains, lines, itertools.repeat(26)))
+        for i in [i for i in holding if lines[i][-1] in _WRAP_END]:
             n = lens[i]
             k = bisect.bisect_right(ws, n)  # the narrowest pane wider than n characters
             if k == len(ws) or ws[k] > n + lines[i].count(26):
@@ -164,21 +164,6 @@ def wraps(text: str, view: bytes) -> list[Joint]:
             out.append((end, p, " "))
         elif not _word_beside(_VALUE_BEFORE.search(view, max(0, end - 64), end), _VALUE_AFTER.match(view, p)):
             out.append((end, p, ""))
-    return out
-
-
-def _lines_holding_26(view: bytes, upto: list[int], below: int) -> list[int]:
-    """The indexes below ``below`` of the lines holding \x1a (a character outside ASCII), found
-    by memchr: a Python step for each such line, not for every line of the text."""
-    ends = list(map(operator.add, upto, range(len(upto))))  # where each line's line break is
-    out: list[int] = []
-    p = view.find(26)
-    while p >= 0:
-        i = bisect.bisect_left(ends, p)
-        if i >= below:
-            break
-        out.append(i)
-        p = view.find(26, ends[i] + 1)
     return out
 
 
