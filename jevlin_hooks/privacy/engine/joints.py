@@ -130,7 +130,9 @@ def wraps(text: str, view: bytes) -> list[Joint]:
         # a line holding wide characters, counted in columns: only where it could end inside a value
         # (each character outside ASCII, \x1a in the view, takes one column or two)
         ws = sorted(widths)
-        for i in [i for i, ln in enumerate(lines[:-1]) if ln and ln[-1] in _WRAP_END and 26 in ln]:
+        # (the lines holding \x1a picked in C: a Python step for each of them, not for every line)
+        holding = itertools.compress(range(len(lines) - 1), map(operator.contains, lines, itertools.repeat(26)))
+        for i in [i for i in holding if lines[i][-1] in _WRAP_END]:
             n = lens[i]
             k = bisect.bisect_right(ws, n)  # the narrowest pane wider than n characters
             if k == len(ws) or ws[k] > n + lines[i].count(26):
