@@ -10,7 +10,7 @@ import random
 import string
 from urllib.parse import quote
 
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from jevlin_hooks.privacy import scrub
@@ -41,6 +41,8 @@ def _token(rng: random.Random) -> str:
 
 @settings(max_examples=400, deadline=None)
 @given(st.integers(0, 2**64))
+@example(9995489338541062729)  # -ljU_HMAu4 cut after -l: read as a flag glued to its value
+@example(16971653031871509317)  # -hiEO0wG... cut after -hi
 def test_a_cut_grows_to_its_token_and_no_further(seed: int) -> None:
     rng = random.Random(seed)
     tok = _token(rng)
@@ -55,6 +57,10 @@ def test_a_cut_grows_to_its_token_and_no_further(seed: int) -> None:
     # segments are random, but a short one can read as a word: then the cut may stop there
     s, e = got[0].start, got[0].end
     assert s <= len(left) + a and e >= len(left) + b
+    if whole._FLAG.fullmatch(text, len(left), len(left) + a):
+        # a token that starts like a flag (-l, -hi) cut just after it: mysql -pSECRET, the flag stays
+        assert s == len(left) + a, (text, text[s:e])
+        left, tok = left + tok[:a], tok[a:]
     assert text[:s].endswith(left) or "/" in tok, (text, text[s:e])
     assert text[e:].startswith(right) or "/" in tok, (text, text[s:e])
     if "/" not in tok:
