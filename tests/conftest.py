@@ -11,12 +11,22 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 sys.path.insert(0, os.path.dirname(__file__))
 
 from jevlin_hooks import replay
 from jevlin_hooks.base import spool  # noqa: E402
 from jevlin_hooks.capture import lineage
+
+# Random-value tests draw fresh values on every local run (that is how they find what no one
+# thought of); on CI (CI set, to anything, as every CI service sets it) they draw the same values
+# each run, so that a red build is the code's doing and can be run again, and a failure prints
+# the blob that replays it (@reproduce_failure). No example database there: it would make runs
+# differ again. (Recent hypothesis loads a profile like it by itself; older ones do not.)
+settings.register_profile("ci", derandomize=True, print_blob=True, database=None)
+if "CI" in os.environ:
+    settings.load_profile("ci")
 
 # No test process may leave a daemon behind: hooks do not autostart one unless a test asks.
 os.environ["JEVLIN_DAEMON_AUTOSTART"] = "0"

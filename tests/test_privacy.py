@@ -149,6 +149,26 @@ def test_random_tokens_of_each_checked_shape_are_all_caught():
             assert token not in scrub.scrub(f'value "{token}" here')[0], token
 
 
+def test_a_password_holding_an_angle_bracket_or_ending_in_a_colon_is_a_password():
+    """A placeholder's angle brackets (<your token>, sk-<key>) and a label's colon (Password:) are
+    told apart from a random password that holds a < alone or ends in a colon."""
+    import random
+    import string
+    rnd = random.Random(2828)
+    alnum = string.ascii_letters + string.digits
+    for _ in range(300):
+        head = "".join(rnd.choice(alnum) for _ in range(rnd.randint(4, 10))) + rnd.choice(string.digits + "!#?~")
+        tail = "".join(rnd.choice(alnum) for _ in range(rnd.randint(3, 10)))
+        for pw in (head + "<" + tail, head + tail + ":", head + "<" + tail + ":"):
+            # (unquoted, a < ends the value: password: x</password>)
+            for line in (json.dumps({"password": pw}), f"DB_PASSWORD='{pw}'", *([f"password: {pw}"] * ("<" not in pw))):
+                clean = scrub.scrub(line)[0]
+                assert head not in clean and tail not in clean, (line, clean)
+    for kept in ('password: "<your password>"', "OPENAI_API_KEY=sk-<key>", '{"token": "<paste here"}', "password: Password:",
+                 "secret: secretKeyRef:", "api_key: \"<API key>\""):
+        assert scrub.scrub(kept)[0] == kept, kept
+
+
 def test_runs_of_zero_bits_are_not_placeholders():
     """A and Q encode zero bits in base64 and bech32: real tokens hold long runs of them."""
     twitter = "AAAAAAAAAAAAAAAAAAAAAAYUxP2tRXOL2I9CsHHKej2uWtWvi0a20oH9t6JU9l32fgI3WVJWKMCTkAlnt6nOMvSDWDewrPSkfWvm"

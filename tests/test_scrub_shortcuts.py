@@ -143,9 +143,9 @@ def test_fake_value_test_on_ascii_is_the_regex_test() -> None:
 
 def _placeholder_before(value: str, code: bool = True) -> bool:
     """heuristics.placeholder_uncached as it was, with sets of the value's characters (and the
-    public values of privacy/public.py since)."""
+    public values of privacy/public.py since, and a colon at the end a label's only: h.LABEL)."""
     v = value[:h.CHECK_LIMIT].strip().strip("\"'`")
-    if len(v) < 4 or h.ARTIFACT.match(v) or v.endswith(":") or h.has_run(v, 10):
+    if len(v) < 4 or h.ARTIFACT.match(v) or h.LABEL.fullmatch(v) or h.has_run(v, 10):
         return True
     raw = value[:h.CHECK_LIMIT]
     if code and (" = " in raw or " := " in raw) or h.CRED_NAME.match(v):

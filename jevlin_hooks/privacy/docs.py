@@ -82,8 +82,11 @@ SPLIT = """
 `'"'"'`, `"\\""`, `$'...'`). The scrubber also reads the text with those decoded (a *view*),
 up to %(depth)d layers deep, runs the same rules on it, and redacts what they find over its whole
 encoded form in the original text. A quote decoded inside a word (a password holding `"` or `'`)
-is read as part of the value. A `+` in a URL is left as it is (base64 values carry it), and
-`%%VAR%%` references that are not UTF-8 stay as they are. A view is built only where its trigger
+is read as part of the value, and so is an escaped quote inside a quoted value, whatever stands
+beside it: a value opened by a quote the text shows as is (`"password": "`) ends only at such a
+quote, not at one escaped a layer deeper (`\\"`, `&quot;`, `%%22`, `\\u0022`). A `+` in a URL is
+left as it is (base64 values carry it), and `%%VAR%%` references that are not UTF-8 stay as they
+are. A view is built only where its trigger
 occurs (a backslash, an `&`, a `%%`, a quoting idiom, a joint), and only around what it decodes.
 
 **Values split across lines.** Agents and terminals cut long values: Python's implicit string

@@ -53,6 +53,10 @@ ARTIFACT = re.compile(r"^[a-z][a-z0-9\-]*-\d+(?:\.\d+)+$")  # jjwt-jackson-0.11.
 # without walking all of it in Python.
 CHECK_LIMIT = 4096
 
+# a value that ends with a colon is a label (Password:, secretKeyRef:) where it reads as a name; a
+# random password may end with one too (Qzr6st_9j?Hm'P:), and then the digits and symbols tell
+LABEL = re.compile(r"[A-Za-z][A-Za-z_.\- ]*:")
+
 
 def placeholder(value: str, code: bool = True) -> bool:
     """A value that names or stands for a secret rather than being one (see checks/left_alone.py).
@@ -67,7 +71,7 @@ def _placeholder_memo(value: str, code: bool) -> bool:
 
 def placeholder_uncached(value: str, code: bool = True) -> bool:
     v = value[:CHECK_LIMIT].strip().strip("\"'`")
-    if len(v) < 4 or ARTIFACT.match(v) or v.endswith(":") or has_run(v, 10):
+    if len(v) < 4 or ARTIFACT.match(v) or LABEL.fullmatch(v) or has_run(v, 10):
         return True  # ...0123456789, abcdefghij...: a fixture, not a credential
     raw = value[:CHECK_LIMIT]
     if code and (" = " in raw or " := " in raw):
@@ -351,13 +355,16 @@ def random_looking(value: str) -> bool:
 # 16 equal lower-case letters are a placeholder (aaaa...). Upper case is left alone: A and Q
 # encode zero bits in base64 and bech32, and real tokens hold long runs of them (Twitter bearer
 # tokens begin with 20 A's).
-FAKE = re.compile(r"([xX*.#])\1{7}|(\d)\2{15}|EXAMPLE|<|\$\{|^\$")
+# An angle bracket is a placeholder's (<your token>, sk-<key>, <paste here) where it opens the
+# value or closes within it; a random password may hold one alone (2SevpYHv<Hf1v4XgP).
+ANGLE = r"^<|<[^<>]*>"
+FAKE = re.compile(r"([xX*.#])\1{7}|(\d)\2{15}|EXAMPLE|" + ANGLE + r"|\$\{|^\$")
 LOWER_RUN = re.compile(r"([a-z])\1{15}")  # apart: in one pattern it slowed every search by half
 # Both for ASCII text, without backreferences, spelled out: 8 of x X * . #, 16 of a digit or of a
 # lower-case letter, and the rest as they are (Python's \d also takes other scripts' digits, so a
 # non-ASCII value goes the way above)
 _FAKE_ASCII = compile_bytes("|".join([re.escape(c * 8) for c in "xX*.#"] + [c * 16 for c in "0123456789abcdefghijklmnopqrstuvwxyz"]
-                                     + ["EXAMPLE", "<", r"\$\{", r"^\$"]))
+                                     + ["EXAMPLE", ANGLE, r"\$\{", r"^\$"]))
 
 
 _MASKED_TAILS = ("###", "***", "[REDACTED", "[Redacted", "[redacted")

@@ -6,8 +6,11 @@ turn down; change them together.
 
 LEFT_ALONE = """\
 - **placeholders**, whatever rule matched: `xxxxxxxx`, `********`, `########`, 16 equal
-  lower-case letters or digits, `EXAMPLE`, `<your token>`, `${TOKEN}`, `$VAR`, and a token whose
-  tail is masked (`xoxp-1234-...-#####`) or already redacted (`ops_eyJzaWdu..[Redacted]`);
+  lower-case letters or digits, `EXAMPLE`, `<your token>` (a value that opens with `<` or holds
+  a closed `<...>`: a password holding a `<` alone is a password), `${TOKEN}`, `$VAR`, a label
+  (`Password:`: a name and a colon; a value ending in a colon with digits or symbols is a value),
+  and a token whose tail is masked (`xoxp-1234-...-#####`) or already redacted
+  (`ops_eyJzaWdu..[Redacted]`);
 - **vendor tokens that do not vary**: the random part of a prefixed token must not be a counting
   run (`1234567890`, `abcdefghij`) or a few characters repeated (`sntryu_aaaa...`); tokens with a
   published exact shape (Anthropic, Sentry, Sourcegraph, Google, Azure AD, Telegram) must have it,

@@ -56,13 +56,14 @@ _CUT_END = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234
 _SECRETISH_MIN = 12
 # a line that starts a record of its own, not a wrapped value's next piece: KEY=value, an empty
 # KEY= or key_name=, key = value, a bare ENV_NAME, key: value, a timestamp, a list's bullet, a
-# shell prompt (env dumps, YAML and logs printed indented, a diff's context lines); a base64
+# shell prompt, a table's row (| cell |: Markdown tables and PaaS CLIs' boxes) (env dumps, YAML
+# and logs printed indented, a diff's context lines); a base64
 # piece's = stays a piece's. A bare name with two runs of digits that letters part (NT6C4P_L) is
 # a random value's last piece: names put a digit or two in a word (S3, K8S, OAUTH2), not so.
 _RECORD_START = re.compile(rb"[+\-]?(?:[A-Za-z_][A-Za-z0-9_.\-]+(?:=[^=\s]|[ \t]+:?=[ \t]|:(?:[ \t]|$))"
                            rb"|(?:[A-Z][A-Z0-9_]*|[a-z][a-z0-9]*_[a-z0-9_]*)=[ \t]*\r?$"
                            rb"|(?![A-Z0-9_]*[0-9][A-Z]+[0-9])[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:[ \t]|\r?$))"
-                           rb"|\d{4}-\d\d-\d\d[T ]|\d\d:\d\d:\d\d|(?:[-*+>$%#]|\d{1,3}[.)])[ \t]", re.M)
+                           rb"|\d{4}-\d\d-\d\d[T ]|\d\d:\d\d:\d\d|(?:[-*+>$%#|]|\d{1,3}[.)])[ \t]", re.M)
 
 # a checksum tool's line (md5sum, sha256sum, shasum: a digest of one of the usual lengths, then
 # the file's name) starts a record of its own, as a line of `ls` does

@@ -373,10 +373,37 @@ def found(views: list[Layer], off: set[str], pii: frozenset[str], find: FindAcro
                 continue  # across two windows, or at a window's edge that cuts a value
             if f.rule in pii and _crosses(lay.joints, s, e):
                 continue
+            if f.rule not in pii:
+                e = _closing(lay, s, e)
             for up in reversed(views[:depth + 1]):
                 s, e = up.parent(s, e)
             out.append(Finding(f.rule, s, e))
     return out
+
+
+def _decoded_at(lay: Layer, pos: int) -> bool:
+    """Whether the view's character at ``pos`` was decoded from an encoded unit of its parent."""
+    k = bisect.bisect_right(lay.starts, pos) - 1
+    return k >= 0 and pos < lay.edits[k][1]
+
+
+def _closing(lay: Layer, s: int, e: int) -> int:
+    """The end of a value found from ``s`` to ``e`` in a view, carried on to its closing quote
+    where it stopped at an escaped one. A value opened by a quote its parent shows as is
+    (the " of "password": "...") closes only at a quote shown so too: a quote this view decoded
+    (\\" &quot; %22 \\u0022, one encoding deeper) lies inside the value, whichever character
+    stands beside it (_in_words cannot tell a password's ;\\"x from a nested string's end)."""
+    text = lay.text
+    if s == 0 or e >= len(text) or text[e] not in _IN_WORD_QUOTE or text[s - 1] != text[e] \
+            or not _decoded_at(lay, e) or _decoded_at(lay, s - 1):
+        return e
+    q, limit = text[e], min(len(text), e + TOKEN)
+    i = text.find(q, e + 1, limit)
+    while i >= 0 and _decoded_at(lay, i):
+        i = text.find(q, i + 1, limit)
+    if i < 0 or "\n" in text[e:i]:
+        return e
+    return i
 
 
 def _crosses(points: list[int], s: int, e: int) -> bool:
