@@ -62,9 +62,9 @@ class Hyperscan:
 class Scrubber:
     """The rules compiled, and scrubbing with them (see the module's docstring for the options).
 
-    Compiling RE2 takes 0.05 s; Hyperscan takes 0.2-0.3 s (or a millisecond from its cache) in a
-    background thread, and texts scrubbed before it is ready go the Aho-Corasick way, with the same
-    result. A rule naming a check that does not exist, or a group its pattern does not have, is an
+    RE2 compiles here; Hyperscan's databases, far slower to compile (bench/README.md, Start-up),
+    are compiled or loaded from their cache in a background thread, and texts scrubbed before it is
+    ready go the Aho-Corasick way, with the same result. A rule naming a check that does not exist, or a group its pattern does not have, is an
     error here.
 
     What it is made of, for tests and benches that hold a shortcut to the plain way: ``rules``
@@ -139,8 +139,8 @@ class Scrubber:
 
     def _start_hyperscan(self, to_prefilter: list[tuple[int, str]],
                          by_end: tuple[list[tuple[int, str]], list[tuple[int, str]]]) -> None:
-        """Hyperscan takes 0.2-0.3 s to compile (RE2 all the rules: 0.05 s) and lets other threads
-        run meanwhile: the first texts are scrubbed without it, with the same result."""
+        """Hyperscan's compile (when nothing is cached) is far slower than RE2's and lets other
+        threads run meanwhile: the first texts are scrubbed without it, with the same result."""
         located = {k for r, c in zip(self.rules, self.checks, strict=True) if c is not None and c.from_word is not None
                    for k in r.keywords} | set(fields.key_words())
         anchors = sorted({(self.words.index(w), w) for d in (self.lines.windowed, self.lines.near_windowed)
