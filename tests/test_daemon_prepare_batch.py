@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 from typing import Any
@@ -173,7 +174,6 @@ def test_ids_and_values_cut_once_stay_within_their_own_record_when_scrubbed_toge
     """Known ids (mechanism 6) and values cut once (mechanism 7) are each record's own: batched,
     a record's raw session id still becomes its hash, a password caught in its config is cut in
     its query too, and neither reaches into the record next to it."""
-    import random
     rng = random.Random(11)
     recs = agent_records(5, 40)
     planted = []

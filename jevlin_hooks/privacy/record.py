@@ -242,7 +242,7 @@ def make_safe(rec: Any, key: bytes, disabled_rules: tuple[str, ...] = (), local:
     With ``local``, for the local store only: a search's result summary (capture/results.py) is
     made safe in the same pass (its ids hashed, scrubbed, the values cut in the other fields cut
     in it too) and kept as ``result``. No other sink may be given a record made so."""
-    return _safe(clean(rec), disabled_rules, lambda value: ids.hash_id(value, key), local)
+    return _safe(clean(rec), disabled_rules, _hasher(key), local)
 
 
 # Between two records scrubbed in one call: longer than any rule looks around its match (64
@@ -266,10 +266,10 @@ def make_safe_many(recs: list[Any], key: bytes, disabled_rules: tuple[str, ...] 
     texts: list[str] = []
     # (index in out, clean record, slots, first text, number of texts)
     pending: list[tuple[int, dict[str, Any], list[tuple[Any, Any, bool]], int, int]] = []
+    hashed = _hasher(key)
     for rec in recs:
         try:
             c = clean(rec)
-            hashed = _hasher(key)
             safe, slots, own = _collect(c, hashed, local)
             own = known_ids.replace(own, _known(c, hashed))
         except Exception as exc:  # noqa: BLE001 - refused alone; the others go on

@@ -191,6 +191,13 @@ class Scrubber:
             out.extend(views.found(layers, off, self._pii, self.find_across))
         return out, joints
 
+    def _selected(self, g: _Gate) -> set[int]:
+        """The rules a text's gate lets through: those always run, and those of its keywords."""
+        selected = set(self._always)
+        for k in g.present:
+            selected.update(self._by_keyword.get(k, ()))
+        return selected
+
     def _find(self, text: str, off: set[str], across: list[int] | None, ascii_view: bytes | None = None) -> list[Finding]:
         """What the rules find in ``text``; with ``across`` (sorted positions), a match that spans
         none of them is not checked (views.found searches a view's windows so)."""
@@ -198,9 +205,7 @@ class Scrubber:
             ascii_view = one_byte_view(text)
         lower = text.lower()
         g = _Gate(self, text, lower, ascii_view)
-        selected = set(self._always)
-        for k in g.present:
-            selected.update(self._by_keyword.get(k, ()))
+        selected = self._selected(g)
         out: list[Finding] = []
         utf8s: list[tuple[bytes, Offsets]] = []
         hs = g.hyperscan
@@ -293,9 +298,7 @@ class Scrubber:
         ascii_view = one_byte_view(text)
         lower = text.lower()
         g = _Gate(self, text, lower, ascii_view)
-        selected = set(self._always)
-        for k in g.present:
-            selected.update(self._by_keyword.get(k, ()))
+        selected = self._selected(g)
         return {self.rules[i].name: spans for i, spans in self._windows(g, text, lower, ascii_view, selected).items()}
 
     def word_hits(self, text: str) -> list[tuple[str, int, int]]:
