@@ -20,7 +20,6 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from bench.agent_text import generate  # noqa: E402
 from jevlin_hooks.base import spool  # noqa: E402
 from jevlin_hooks.privacy import ids, record, scrub  # noqa: E402
-from jevlin_hooks.privacy.engine.scrubber import Scrubber  # noqa: E402
 from jevlin_hooks.ship import codec, prepare  # noqa: E402
 
 KEY = b"k" * 32
@@ -116,14 +115,14 @@ def test_the_local_sink_keeps_each_result_summary_scrubbed_as_alone():
 
 def test_a_scrubber_failure_on_one_record_costs_no_other(monkeypatch):
     """A scrubber bug that only one record's text triggers (injected: no real one is known)."""
-    real = Scrubber._find
+    real = scrub.scrub_fields
 
-    def find(self: Scrubber, text: str, *a: Any, **kw: Any) -> Any:
-        if "TRIGGERS-A-BUG" in text:
+    def scrub_fields(texts: list[str], *a: Any, **kw: Any) -> Any:
+        if any("TRIGGERS-A-BUG" in t for t in texts):
             raise IndexError("a bug")
-        return real(self, text, *a, **kw)
+        return real(texts, *a, **kw)
 
-    monkeypatch.setattr(Scrubber, "_find", find)
+    monkeypatch.setattr(scrub, "scrub_fields", scrub_fields)
     recs = agent_records(6, 12)
     recs[5]["history"] += " TRIGGERS-A-BUG"
     got = prepare.prepare_many([codec.dumps(r) for r in recs], SETTINGS)
