@@ -6,14 +6,20 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import socket
+import ssl
 import subprocess
 import sys
+import threading
+from typing import Any
 
 import pytest
 from fault_server import FaultServer
 from test_daemon import Daemon, queue, raw_record, spool_empty, wait_for, write_config
 
 from jevlin_hooks.base import spool
+from jevlin_hooks.ship.sinks import Result
 
 
 def cli(home: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -291,3 +297,59 @@ def test_a_key_with_a_line_break_is_held_not_sent(home):
         p = cli(home, "daemon", "run", "--once")
         assert p.returncode == 1 and "hold characters HTTP cannot carry" in p.stderr
         assert srv.requests == [] and queued(home) == 2
+
+
+# --- a client made for an http:// endpoint loads no CA bundle, and trusts nothing ---------------
+
+def _https_server(tmp_path: Any) -> tuple[Any, list[bytes], Any]:
+    """A TLS server on 127.0.0.1 with a self-signed certificate (made by the openssl program),
+    answering 200 to whatever it reads; (the server, the requests it read, its thread)."""
+    cert, key = str(tmp_path / "cert.pem"), str(tmp_path / "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                    "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True, timeout=60)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    srv = socket.create_server(("127.0.0.1", 0))
+    srv.settimeout(30)
+    got: list[bytes] = []
+
+    def serve() -> None:
+        try:
+            conn, _ = srv.accept()
+            with ctx.wrap_socket(conn, server_side=True) as tls:
+                got.append(tls.recv(65536))
+                tls.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        except (OSError, ssl.SSLError):
+            pass  # the client refused the handshake: what the test wants
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    return srv, got, t
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl program to make a certificate")
+def test_a_client_for_an_http_endpoint_trusts_no_certificate(tmp_path):
+    from jevlin_hooks.ship.sinks import http
+
+    plain = http.client(5, "http://127.0.0.1:4318")
+    tls = http.client(5, "https://collector.example")
+    try:
+        plain_ctx = plain.http._transport._pool._ssl_context  # type: ignore[attr-defined]
+        tls_ctx = tls.http._transport._pool._ssl_context  # type: ignore[attr-defined]
+        # verifying as strictly as the real one, with no trust anchor at all
+        assert plain_ctx.verify_mode == ssl.CERT_REQUIRED and plain_ctx.check_hostname
+        assert plain_ctx.cert_store_stats()["x509_ca"] == 0
+        assert tls_ctx.verify_mode == ssl.CERT_REQUIRED and tls_ctx.cert_store_stats()["x509_ca"] > 0
+        srv, got, t = _https_server(tmp_path)
+        try:
+            url = f"https://127.0.0.1:{srv.getsockname()[1]}/v1/traces"
+            out = http.post(plain, url, b"payload", {}, "application/x-protobuf")
+        finally:
+            t.join(30)
+            srv.close()
+        assert isinstance(out, Result) and out.retry and "ConnectError" in (out.error or "")
+        assert got == []  # not a byte of the request was sent
+    finally:
+        plain.close()
+        tls.close()

@@ -23,7 +23,7 @@ class JevlinSink:
     def __init__(self, endpoint: str, api_key: str, timeout_s: float | None = None) -> None:
         self.endpoint = endpoint
         self.api_key = api_key
-        self.http = client(timeout_s)
+        self.http = client(timeout_s, endpoint)
         self.timeout_s = self.http.timeout_s  # the answer deadline, shown by `status` while a request waits
 
     def send(self, records: list[dict[str, Any]]) -> Result:

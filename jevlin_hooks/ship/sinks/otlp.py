@@ -163,7 +163,7 @@ class OtlpSink:
     def __init__(self, ship: dict[str, Any], turn_end: bool = False, env: Mapping[str, str] | None = None) -> None:
         self.target = resolve(ship, env)
         self.turn_end = turn_end
-        self.http = client(ship.get("timeout_s"))
+        self.http = client(ship.get("timeout_s"), self.target.url)
         self.timeout_s = self.http.timeout_s  # the answer deadline, shown by `status` while a request waits
         # synthesized spans (a subagent and its spawning call) this process already delivered
         self.sent: OrderedDict[bytes, None] = OrderedDict()
