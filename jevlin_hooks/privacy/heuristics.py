@@ -81,7 +81,9 @@ def placeholder_uncached(value: str, code: bool = True) -> bool:
     low = v.lower()
     if " " in v and value.lstrip().startswith("`"):
         return True  # `command substitution`
-    if low in STOPWORDS or low.startswith(("$", "[", "{", "(", "{{", "<", "#{", "[redacted", "env:", "env.", "process.env",
+    if v.startswith("$") and DOLLAR_REFERENCE.match(v):
+        return True  # $DB_PASS, ${X}, $(cat f), $this->pass, $env:X: a reference; $h@d0w&38 is a password
+    if low in STOPWORDS or low.startswith(("[", "{", "(", "{{", "<", "#{", "[redacted", "env:", "env.", "process.env",
                                            "os.environ", "secrets.", "vault:", "ref:", "op://", "file:")):
         return True
     if sigil_reference(v, code):
@@ -358,13 +360,18 @@ def random_looking(value: str) -> bool:
 # An angle bracket is a placeholder's (<your token>, sk-<key>, <paste here) where it opens the
 # value or closes within it; a random password may hold one alone (2SevpYHv<Hf1v4XgP).
 ANGLE = r"^<|<[^<>]*>"
-FAKE = re.compile(r"([xX*.#])\1{7}|(\d)\2{15}|EXAMPLE|" + ANGLE + r"|\$\{|^\$")
+# A value led by $ refers to something where a name, a brace or a bracket follows ($DB_PASS,
+# ${X}, $(cat f), $this->pass, $env:X, $HOME/.pgpass); a generated password may start with $
+# too, with a symbol after its first letters ($h@d0w&38, $@lm0n!36)
+DOLLAR = r"^\$(?:[{(]|[A-Za-z_][A-Za-z0-9_]*(?:$|[.:\[\-/$'\"]))"
+DOLLAR_REFERENCE = re.compile(DOLLAR)
+FAKE = re.compile(r"([xX*.#])\1{7}|(\d)\2{15}|EXAMPLE|" + ANGLE + r"|\$\{|" + DOLLAR)
 LOWER_RUN = re.compile(r"([a-z])\1{15}")  # apart: in one pattern it slowed every search by half
 # Both for ASCII text, without backreferences, spelled out: 8 of x X * . #, 16 of a digit or of a
 # lower-case letter, and the rest as they are (Python's \d also takes other scripts' digits, so a
 # non-ASCII value goes the way above)
 _FAKE_ASCII = compile_bytes("|".join([re.escape(c * 8) for c in "xX*.#"] + [c * 16 for c in "0123456789abcdefghijklmnopqrstuvwxyz"]
-                                     + ["EXAMPLE", ANGLE, r"\$\{", r"^\$"]))
+                                     + ["EXAMPLE", ANGLE, r"\$\{", DOLLAR]))
 
 
 _MASKED_TAILS = ("###", "***", "[REDACTED", "[Redacted", "[redacted")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from jevlin_hooks.privacy.rules import parts
+from jevlin_hooks.privacy.rules.password_words import PASSWORD_WORDS
 from jevlin_hooks.privacy.rules.rule import Rule
 
 RULES: tuple[Rule, ...] = (
@@ -108,6 +109,15 @@ RULES: tuple[Rule, ...] = (
                    "密码是Ab3$xy9Kq{alnum:4}", "пароль: Qw9#er7Ty{alnum:4}"),
          counter_examples=("Der Passwort-Manager speichert alles.", "postgres://root:j5cC.mdP@host/db",
                            "La chiave che finisce con ghp...{alnum:4} è stata revocata ieri.")),
+    Rule("credential-label", "secret", "a password after its label, the label a key naming a password in any language and any casing or separator convention (Passwort, mot_de_passe, contraseña, senha, пароль, パスワード, 密码, 비밀번호, hasło, wachtwoord, şifre, mật khẩu, kata sandi, كلمة المرور, ...; adminPwd, smtpPass, shop:dbPassword) standing first on its line, after a speaker: or a table bar: the quoted string whole, or the rest of the line (a passphrase of words: password: spruce dragon cabin glacier, adminPassword: maple_orange_river_stone); a placeholder, a reference, a mask, a count, a URL, a path and a sentence stay",
+         r"(?i)(" + "|".join(w.replace(".", r"\.") for w in PASSWORD_WORDS) + ")",
+         PASSWORD_WORDS, 1, "label",
+         examples=("Passwort: {lower:8}", "  \"mot_de_passe\": \"{alnum:10}*\",", "пароль = {alnum:12}",
+                   "[07:49] Li: 密码: {lower:6}.{lower:5}.{lower:6}.{lower:5}", "password: {lower:6} {lower:5} {lower:7} {lower:6}",
+                   "adminPassword: {lower:6}_{lower:7}_{lower:5}_{lower:6}", "  비밀번호: \"{lower:5} {lower:6} the {lower:5} at 7!\""),
+         counter_examples=("Passwort: siehe Vault", "mot_de_passe_oublie: https://example.com/reset", "max_password_length: 128",
+                           "Passwort-Manager: KeePassXC", "пароль: ${DB_PASSWORD}", "password: reset it in the portal",
+                           "hasło = <twoje hasło>", "senha: ********", "password_policy: min_length_twelve_chars")),
     # --- credentials by context ----------------------------------------------------------------
     Rule("kubernetes-secret-data", "secret", "values under data:/stringData: in a Kubernetes Secret manifest",
          r"(?i)(?:^|\n)[ \t]+[\"']?[a-z0-9_.\-]{1,60}[\"']?:[ \t]*(?:[\"']?([A-Za-z0-9+/]{8,}={0,2})[\"']?[ \t]*(?:\r?\n|$)|[|>][\-+]?[ \t]*\r?\n[ \t]+([A-Za-z0-9+/]{16,}={0,2}))",
