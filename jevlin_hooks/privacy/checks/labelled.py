@@ -8,8 +8,8 @@ stands: first on its line (after blanks, a list bullet, a quote or a comment mar
 and the value: a quoted string whole (escapes read), or the rest of the line, which may hold
 blanks (a passphrase).
 
-The English keys' single values are credential-assignment's: here only what that rule cuts
-short after them, a passphrase of words (``password: spruce dragon cabin glacier``,
+The single values of the keys credential-assignment reads (DB_PASSWORD) are that rule's: here
+only what it cuts short after them, a passphrase of words (``password: spruce dragon cabin glacier``,
 ``maple_orange_river_stone``). Under another language's word a plain word is a password, as a
 plain word is after ``password:`` (``Passwort: dlwbuqju``); what stays: a placeholder or a
 reference, a mask, a count or a duration, a URL or a path, a sentence.
@@ -17,12 +17,15 @@ reference, a mask, a count or a duration, a URL or a path, a sentence.
 
 from __future__ import annotations
 
+import re
+
 from jevlin_hooks.privacy.checks.judges import count_or_duration, masked, phrase_value, spaced_password
 from jevlin_hooks.privacy.checks.password_names import password_key
 from jevlin_hooks.privacy.checks.registry import Check, register
 from jevlin_hooks.privacy.heuristics import STOPWORDS, in_url, looks_fake, password_like, placeholder
-from jevlin_hooks.privacy.rules.password_words import ENGLISH
+from jevlin_hooks.privacy.rules import parts
 
+_STRONG = re.compile(parts.STRONG, re.IGNORECASE)  # the key names credential-assignment reads
 _KEY_CHARS = "_.-"
 _BEFORE = " \t-*#>/\"'`{[(,|•"  # what may stand before a label on its line
 _SEPARATORS = ("=>", ":=", ":", "=", "\uff1a")  # ： (full-width, CJK text)
@@ -101,6 +104,10 @@ def _value(v: str, quoted: bool, english: bool) -> bool:
             and not placeholder(words[0], code=False)
     if english:
         return False  # a single value after an English key: credential-assignment's
+    if not quoted:  # bare: it may be code (adminPwd: cfg.adminPwd, / pwd = getPwd();)
+        v = v.rstrip(",;")
+        if v.endswith(")") and "(" in v or placeholder(v, code=True):
+            return False
     if placeholder(v, code=False) or v.lower() in STOPWORDS:
         return False
     return len(v) >= 6 or password_like(v)
@@ -120,7 +127,9 @@ def label_value(text: str, s: int, e: int) -> tuple[int, int] | None:
     i = _separator_end(text, ke, le)
     if i < 0 or i >= le:
         return None
-    english = text[s:e].lower() in ENGLISH
+    # a key credential-assignment reads (DB_PASSWORD): its single values are that rule's; not
+    # adminPwd, smtpPass (camelCase short forms), nor another language's word
+    english = _STRONG.fullmatch(text[ks:ke]) is not None
     if text[i] in "\"'":
         span = _quoted(text, i, le)
         if span is None:
