@@ -403,7 +403,7 @@ _NOT_SECRET_KEY_SUFFIXES = (
     "id", "ids", "url", "uri", "file", "path", "name", "type", "size", "length", "len", "format",
     "version", "mode", "dir", "count", "endpoint", "header", "prefix", "suffix", "field", "ref",
     "policy", "store", "env", "var", "arn", "location", "expiry", "expires", "ttl", "timeout",
-    "enabled", "required", "label", "hint", "description", "pattern", "regex", "schema", "id_",
+    "enabled", "required", "label", "hint", "description", "pattern", "regex", "schema", "id_", "accessor",
     "hash", "checksum", "digest", "integrity", "word", *SETTING_SUFFIXES,
 )
 _NOT_SECRET_KEYS = (

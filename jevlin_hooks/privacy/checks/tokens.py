@@ -7,6 +7,7 @@ import base64
 import re
 from typing import Any
 
+from jevlin_hooks.privacy.checks.decoys import sentry_public_key
 from jevlin_hooks.privacy.checks.registry import Check, check, register
 from jevlin_hooks.privacy.heuristics import (
     HEX_BODY,
@@ -54,6 +55,8 @@ def url_password(value: str, text: str, start: int, end: int, m: Any, lower: str
 @check("userinfo")
 def userinfo(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
     # https://TOKEN@github.com: git takes a token as the user name; an account (git, deploy-bot) stays
+    if sentry_public_key(text, start, end):
+        return False  # a Sentry DSN's public key: public by Sentry's docs (decoys.py)
     return (random_looking_cached(value) or len(value) >= 32 and HEX_BODY.fullmatch(value) is not None) and shaped(value)
 
 

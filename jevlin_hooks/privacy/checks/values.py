@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from jevlin_hooks.privacy.checks.decoys import named_digest, namespaced_id
 from jevlin_hooks.privacy.checks.registry import check
 from jevlin_hooks.privacy.heuristics import (
     CAMEL,
@@ -212,6 +213,8 @@ def entropy(value: str, text: str, start: int, end: int, m: Any, lower: str) -> 
     """A random-looking value under a key-like name (group 1) that names a credential."""
     if m is not None and (not entropy_key_ok(m.group(1) or "") or near_pub(text, start) and public_label(text, m.start(1))):
         return False
+    if named_digest(value) or namespaced_id(value):
+        return False  # node-modules-<sha256>, key=sku:IU-4783-24: public (decoys.py)
     return random_looking_cached(value)
 
 
@@ -222,6 +225,8 @@ def entropy32(value: str, text: str, start: int, end: int, m: Any, lower: str) -
         return False
     if PUBLIC_SHAPE.match(value[:CHECK_LIMIT].strip().strip("\"'`")):
         return False  # what random_looking rejects first (digests, UUIDs: half the candidates), before the key name
+    if named_digest(value):
+        return False  # node-modules-<sha256>, AC<32 hex>: a digest under a name, an account SID (decoys.py)
     name = (m.group(1) or "") if m is not None else ""
     if m is not None and not entropy_key_ok(name):
         return False
