@@ -359,7 +359,9 @@ def random_looking(value: str) -> bool:
 # tokens begin with 20 A's).
 # An angle bracket is a placeholder's (<your token>, sk-<key>, <paste here) where it opens the
 # value or closes within it; a random password may hold one alone (2SevpYHv<Hf1v4XgP).
-ANGLE = r"^<|<[^<>]*>"
+# Its inside reads as a name (letters, digits, blanks, _ - . : / |), where a random password's
+# <...> holds other symbols (xukH2<kLbEs8]2xc>).
+ANGLE = r"^<|<[A-Za-z0-9 _.:/|\-]*>"
 # A value led by $ refers to something where a name, a brace or a bracket follows ($DB_PASS,
 # ${X}, $(cat f), $this->pass, $env:X, $HOME/.pgpass); a generated password may start with $
 # too, with a symbol after its first letters ($h@d0w&38, $@lm0n!36)

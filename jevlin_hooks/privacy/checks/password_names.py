@@ -51,6 +51,6 @@ def password_key(key: str) -> bool:
     if any(w in joined for w in _JOINED):
         return True
     for p in parts:
-        if p.startswith(_PREFIXES) or p.endswith(_PREFIXES) or p.startswith(_STEMS) or any(w in p for w in _UNSPACED):
+        if p.startswith(_PREFIXES) or p.endswith(_PREFIXES) or any(w in p for w in (*_STEMS, *_UNSPACED)):
             return True
     return False

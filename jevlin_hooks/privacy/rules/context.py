@@ -132,7 +132,7 @@ RULES: tuple[Rule, ...] = (
          counter_examples=("API_KEY=$(cat /run/secrets/api_key)", "TOKEN_TTL=3600;", "SECRET_KEY=<your-secret-key>",
                            "PASSWORD_HASHERS=[argon2,bcrypt]")),
     Rule("yaml-next-line", "secret", "a YAML key naming a credential with its value on the next, deeper-indented line (a plain scalar folded under its key: client_secret: / EFX5rMpoya4c...)",
-         r"(?m)^([ \t]*)[\"']?([A-Za-z0-9_.\-]+)[\"']?[ \t]*:[ \t]*\r?\n([ \t]+)[\"']?([^\s#\-\"'|>&*!{}\[\]](?:[^\s\"']*[^\s\"':])?)[\"']?[ \t]*\r?$",
+         r"(?m)^([ \t]*)[\"']?([A-Za-z0-9_.\-]+)[\"']?[ \t]*:[ \t]*\r?\n([ \t]+)[\"']?((?:-[^\s\"']|[^\s#\-\"'|>&*!{}\[\]])(?:[^\s\"']*[^\s\"':])?)[\"']?[ \t]*\r?$",
          ("pass", "pwd", "secret", "token", "key", "cred", "auth", "bearer", "jwt", "salt", "cookie"), 4, "yaml-next-line",
          prefilter=True,
          examples=("paypal:\n    client_secret:\n      {b64url:80}\n  max_password_length:\n    128",),
