@@ -6,6 +6,7 @@ layouts credential-assignment reads short (checks/assigned.py), and the public v
 
 from __future__ import annotations
 
+import json
 import random
 import string
 
@@ -242,3 +243,21 @@ def test_the_config_s_rule_names_are_the_scrubber_s_and_a_misspelt_one_is_refuse
             config.merge({"privacy": {"disabled_rules": [typo]}})
         assert str(e.value).startswith(f'privacy.disabled_rules: no rule named "{typo}"') and "\n" not in str(e.value)
         assert "did you mean" in str(e.value)
+
+
+def test_a_value_cut_with_a_file_suffix_glued_to_it_is_cut_bare_elsewhere_in_the_record():
+    """The daemon's step (record.make_safe): `the password is X.jsonl` in a search's result
+    summary cuts X.jsonl, and X alone in the query goes too (seeds as the daemon test's 2808#k)."""
+    from jevlin_hooks.privacy import record
+
+    rng = random.Random("2808#3")
+    for _ in range(40):
+        pw = "".join(rng.choice(string.ascii_letters) for _ in range(3)) + str(rng.randint(10, 99)) + rng.choice("#%+-_!") \
+            + "".join(rng.choice(ALNUM) for _ in range(rng.randint(4, 12)))
+        ext = rng.choice(("jsonl", "txt", "log", "md"))
+        rec = {"v": 1, "record_id": "ab" * 16, "kind": "search", "ts": "2026-01-01T00:00:00.000Z", "harness": "claude-code",
+               "session_id": "s", "turn_id": "t", "call_id": "c", "window": 0, "seq": 1, "tool": "Bash", "status": "ok",
+               "history": "", "query": f"warm check with {pw} run after",
+               "result": {"lines": 2, "preview": f"logs again\nthe password is {pw}.{ext} failed check"}}
+        out = record.make_safe(rec, b"k" * 32, (), True)
+        assert pw not in json.dumps(out, ensure_ascii=False), out

@@ -141,6 +141,8 @@ def label_value(text: str, s: int, e: int) -> tuple[int, int] | None:
         if text[ve - 1:ve] in ",;" and text[ls:ks].rstrip(" \t\"'`").endswith((",", "{")):
             ve -= 1  # {"a": 1, pass: x, ...}: an object on one line; its comma closes the value
         quoted = False
+    if quoted and english and '\\"' in text[vs:ve]:
+        english = False  # "ab\":cd...": credential-assignment's value ends at the escaped quote; the label reads it whole
     if ve <= vs or not _value(text[vs:ve], quoted, english):
         return None
     return vs, ve
