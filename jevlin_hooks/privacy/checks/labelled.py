@@ -96,7 +96,11 @@ def _value(v: str, quoted: bool, english: bool) -> bool:
         return False
     words = v.split()
     if len(words) > 1 or phrase_value(v):
-        if phrase_value(v) or spaced_password(v):
+        if phrase_value(v):
+            return True
+        if not quoted and any(p in v for p in (", ", ": ", "=", "; ")):
+            return False  # Password: cfg.DBPass, Host: cfg.Host: more pairs, code
+        if spaced_password(v) and (quoted or not english):
             return True
         # a quoted value under another language's word for password: the value, blanks and all,
         # where it holds a digit or a symbol (a sentence in quotes, "siehe Vault", holds neither)
