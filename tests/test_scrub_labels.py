@@ -261,3 +261,18 @@ def test_a_value_cut_with_a_file_suffix_glued_to_it_is_cut_bare_elsewhere_in_the
                "result": {"lines": 2, "preview": f"logs again\nthe password is {pw}.{ext} failed check"}}
         out = record.make_safe(rec, b"k" * 32, (), True)
         assert pw not in json.dumps(out, ensure_ascii=False), out
+
+
+def test_a_pgpass_line_s_password_and_a_long_key_led_by_a_symbol_are_gone():
+    rng = random.Random("pgpass")
+    for _ in range(40):
+        host = rng.choice(("db.internal", "orders.svc.cluster.local", "10.0.4.21", "localhost", "*", "pg-1"))
+        port = rng.choice(("5432", "5433", "6432", "*"))
+        pw = "".join(rng.choice(ALNUM + "!#%&+") for _ in range(rng.randint(8, 20)))
+        text = f"$ cat ~/.pgpass\n{host}:{port}:{rng.choice(('shop', '*'))}:{rng.choice(('app', 'replicator'))}:{pw}\n"
+        assert not _left(pw, scrub.scrub(text)[0]), text
+        key = rng.choice("=@%") + "".join(rng.choice(string.ascii_lowercase + string.digits + "!@#%^&*(-_=+)") for _ in range(50))
+        text = f"SECRET_KEY = '{key}'"
+        assert not _left(key, scrub.scrub(text)[0]), text
+    for text in ("10:30:15:12:00 started", "db.internal:5432:shop:shop_app:*", "password = =getpass()"):
+        assert scrub.scrub(text)[0] == text

@@ -114,6 +114,7 @@ NAMES = frozenset((
     "payment-provider-token",
     "personal-field",
     "personal-name",
+    "pgpass",
     "phone-number",
     "phone-number-labelled",
     "planetscale-token",

@@ -137,8 +137,11 @@ def sigil_reference(v: str, code: bool) -> bool:
 def _random_after_sigil(rest: str, code: bool) -> bool:
     """What follows a leading %, @, = or ... is a password's random rest (a generated password may begin
     with any symbol): it looks like a password, holds none of a reference's brackets, is no
-    %WINDOWS_VARIABLE% and, where code is possible, no dotted name (@Model.Token2)."""
-    return (len(rest) >= 6 and not any(c in rest for c in "(){}$") and password_like(rest)
+    %WINDOWS_VARIABLE% and, where code is possible, no dotted name (@Model.Token2). A long random
+    rest may hold a round bracket (a Django key: =6#b#36wq-shrnao&202y@25q4gdy)*vv1=...), a call's
+    short one not (=getpass())."""
+    brackets = "(){}$" if len(rest) < 24 or not random_looking_cached(rest) else "{}$"
+    return (len(rest) >= 6 and not any(c in rest for c in brackets) and password_like(rest)
             and not (_PERCENT_VARIABLE.fullmatch(rest) and (rest.isupper() or rest.islower() or not any(map(str.isdigit, rest))))
             and (not code or not IDENT_PATH.match(rest) or random_dotted(rest)))
 

@@ -10,6 +10,8 @@
   ``id`` attribute, the value in its ``value`` attribute or its text: Android's ``<string
   name="backend_api_secret">X</string>``, ``<input name="api_key" value="X">``, .NET's ``<add
   key="DD_APP_KEY" value="X"/>``;
+* ``pgpass``: a line of PostgreSQL's password file, ``host:port:database:user:password`` (the
+  port a number or ``*``): the last field;
 * ``otp-seed``: a TOTP seed (16 to 64 base32 characters) under a name holding seed, totp, otp,
   mfa or 2fa (``MFA_SEED=6TXV4FRY3CYF7HRL``).
 
@@ -24,7 +26,7 @@ from typing import Any
 
 from jevlin_hooks.privacy.checks.judges import credential_key, credential_value
 from jevlin_hooks.privacy.checks.registry import check
-from jevlin_hooks.privacy.heuristics import placeholder
+from jevlin_hooks.privacy.heuristics import hostlike, placeholder
 
 _CODE_ENDS = frozenset(";(){}<>[]\\")
 
@@ -73,3 +75,15 @@ def otp_seed(value: str, text: str, start: int, end: int, m: Any, lower: str) ->
         return False
     digits = sum(c.isdigit() for c in value)
     return 2 <= digits <= len(value) - 4 and len(set(value)) >= 8
+
+
+@check("pgpass", needs_match=True)
+def pgpass(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
+    """The password of a .pgpass line: its host a host name, an address, localhost or *."""
+    if m is None:
+        return False
+    host = (m.group(1) or "").lower()
+    if not (host == "*" or hostlike(host) or "." not in host and host.replace("-", "").isalnum()
+            or host.replace(".", "").isdigit()):
+        return False
+    return value != "*" and not placeholder(value, code=False) and len(value) >= 4
