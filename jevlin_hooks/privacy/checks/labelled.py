@@ -120,16 +120,15 @@ def _value(v: str, quoted: bool, english: bool) -> bool:
 def label_value(text: str, s: int, e: int) -> tuple[int, int] | None:
     """The value after a password's label holding the word at [s, e) (see the module's docstring)."""
     ks, ke = _key_span(text, s, e)
-    if not password_key(text[ks:ke]) or in_url(text, ks):
-        return None
-    ls = text.rfind("\n", 0, ks) + 1
     le = text.find("\n", ke)
     if le < 0:
         le = len(text)
-    if not _label_position(text, ls, ks):
-        return None
+    # the separator first: prose names a password far more often than it labels one
     i = _separator_end(text, ke, le)
-    if i < 0 or i >= le:
+    if i < 0 or i >= le or not password_key(text[ks:ke]) or in_url(text, ks):
+        return None
+    ls = text.rfind("\n", 0, ks) + 1
+    if not _label_position(text, ls, ks):
         return None
     # a key credential-assignment reads (DB_PASSWORD): its single values are that rule's; not
     # adminPwd, smtpPass (camelCase short forms), nor another language's word
