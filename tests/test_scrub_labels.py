@@ -276,3 +276,17 @@ def test_a_pgpass_line_s_password_and_a_long_key_led_by_a_symbol_are_gone():
         assert not _left(key, scrub.scrub(text)[0]), text
     for text in ("10:30:15:12:00 started", "db.internal:5432:shop:shop_app:*", "password = =getpass()"):
         assert scrub.scrub(text)[0] == text
+
+
+def test_values_under_a_yaml_parent_naming_credentials_are_gone_and_settings_stay():
+    rng = random.Random("children")
+    for _ in range(30):
+        parent = rng.choice(("api_tokens", "secrets", "passwords", "credentials", "api_keys", "vendorTokens"))
+        vendors = rng.sample(("cohere", "vercel", "stripe", "rails", "sendgrid", "mapbox"), 3)
+        values = ["".join(rng.choice(ALNUM) for _ in range(rng.randint(20, 48))) for _ in vendors]
+        quote = rng.choice(('"', "'", ""))
+        body = "".join(f"  {k}: {quote}{v}{quote}\n" for k, v in zip(vendors, values, strict=True))
+        text = f"app_user: shop\n{parent}:\n{body}  enabled: true\n  ttl: 3600\nadmins:\n  - name: ops\n"
+        clean = scrub.scrub(text)[0]
+        assert not any(v in clean for v in values), text
+        assert "enabled: true" in clean and "ttl: 3600" in clean

@@ -157,6 +157,7 @@ NAMES = frozenset((
     "vault-token",
     "whole-token",
     "yaml-block-secret",
+    "yaml-children",
     "yaml-next-line",
     "yandex-token",
 ))

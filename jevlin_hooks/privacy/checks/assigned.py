@@ -10,6 +10,9 @@
   ``id`` attribute, the value in its ``value`` attribute or its text: Android's ``<string
   name="backend_api_secret">X</string>``, ``<input name="api_key" value="X">``, .NET's ``<add
   key="DD_APP_KEY" value="X"/>``;
+* ``yaml-children``: the values under a YAML parent that names credentials (``api_tokens:``,
+  ``secrets:``, ``passwords:``), each child named for a vendor or a service (``cohere: "..."``,
+  ``vercel: "..."``): a random-looking value, or a long password;
 * ``pgpass``: a line of PostgreSQL's password file, ``host:port:database:user:password`` (the
   port a number or ``*``): the last field;
 * ``otp-seed``: a TOTP seed (16 to 64 base32 characters) under a name holding seed, totp, otp,
@@ -25,8 +28,8 @@ import re
 from typing import Any
 
 from jevlin_hooks.privacy.checks.judges import credential_key, credential_value
-from jevlin_hooks.privacy.checks.registry import check
-from jevlin_hooks.privacy.heuristics import hostlike, placeholder
+from jevlin_hooks.privacy.checks.registry import Check, check, register
+from jevlin_hooks.privacy.heuristics import hostlike, placeholder, random_looking_cached
 
 _CODE_ENDS = frozenset(";(){}<>[]\\")
 
@@ -87,3 +90,44 @@ def pgpass(value: str, text: str, start: int, end: int, m: Any, lower: str) -> b
             or host.replace(".", "").isdigit()):
         return False
     return value != "*" and not placeholder(value, code=False) and len(value) >= 4
+
+
+_CHILD = re.compile(r"([ \t]+)[\"']?[A-Za-z0-9_.\-]{1,64}[\"']?[ \t]*:[ \t]+(?:\"([^\"\r\n]{8,})\"|'([^'\r\n]{8,})'|([^\s#\"'][^\s#]{7,}))[ \t]*\r?$")
+_MAX_CHILDREN = 64
+
+
+def _child_secret(v: str) -> bool:
+    """A child's value under a parent naming credentials: random-looking, or a long password."""
+    return not placeholder(v, code=False) and (random_looking_cached(v) or len(v) >= 12 and credential_value(v, "strong"))
+
+
+def yaml_children(text: str, s: int, e: int, m: Any) -> list[tuple[int, int]] | None:
+    """The values of the keys under a YAML parent that names credentials (api_tokens:,
+    secrets:, passwords:): each child names a vendor or a service, the parent says what its
+    value is. [s, e) is the parent's line break; group 1 the parent's indent."""
+    indent = len(m.group(1) or "") if m is not None else 0
+    spans: list[tuple[int, int]] = []
+    pos = e
+    for _ in range(_MAX_CHILDREN):
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        c = _CHILD.match(text, pos, end)
+        if c is None:
+            if text[pos:end].strip() and len(text[pos:end]) - len(text[pos:end].lstrip(" \t")) > indent:
+                pos = end + 1  # a deeper line of another shape (a nested map, a list): passed over
+                if pos >= len(text):
+                    break
+                continue
+            break
+        if len(c.group(1)) <= indent:
+            break
+        g = 2 if c.group(2) is not None else 3 if c.group(3) is not None else 4
+        if _child_secret(c.group(g)):
+            spans.append(c.span(g))
+        pos = end + 1
+        if pos >= len(text):
+            break
+    return spans or None
+
+
+register(Check("yaml-children", span=yaml_children))
