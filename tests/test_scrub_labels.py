@@ -290,3 +290,20 @@ def test_values_under_a_yaml_parent_naming_credentials_are_gone_and_settings_sta
         clean = scrub.scrub(text)[0]
         assert not any(v in clean for v in values), text
         assert "enabled: true" in clean and "ttl: 3600" in clean
+
+
+def test_a_table_of_name_type_value_keys_the_value_column_not_the_type():
+    rng = random.Random("ntv")
+    for _ in range(20):
+        secret = "".join(rng.choice(ALNUM + "#%_-") for _ in range(rng.randint(12, 60)))
+        name = rng.choice(("POSTMARK_SERVER_TOKEN", "DB_PASSWORD", "PAYPAL_CLIENT_SECRET", "api_key"))
+        kind = rng.choice(("secret_text", "SecureString", "plain_text"))
+        if rng.random() < 0.5:
+            text = (f"| Name | Type | Value |\n|---|---|---|\n| {name} | {kind} | {secret} |\n"
+                    f"| DB_HOST | String | db.internal |\n")
+        else:
+            w = max(len(secret), 5) + 2
+            text = (f"┌{'─' * 24}┬{'─' * 14}┬{'─' * w}┐\n│ name{' ' * 19}│ type{' ' * 9}│ value{' ' * (w - 6)}│\n"
+                    f"├{'─' * 24}┼{'─' * 14}┼{'─' * w}┤\n│ {name:<23}│ {kind:<13}│ {secret:<{w - 1}}│\n└{'─' * 24}┴{'─' * 14}┴{'─' * w}┘")
+        clean = scrub.scrub(text)[0]
+        assert secret not in clean and kind in clean, (text, clean)
