@@ -307,3 +307,9 @@ def test_a_table_of_name_type_value_keys_the_value_column_not_the_type():
                     f"├{'─' * 24}┼{'─' * 14}┼{'─' * w}┤\n│ {name:<23}│ {kind:<13}│ {secret:<{w - 1}}│\n└{'─' * 24}┴{'─' * 14}┴{'─' * w}┘")
         clean = scrub.scrub(text)[0]
         assert secret not in clean and kind in clean, (text, clean)
+
+
+@pytest.mark.parametrize("text", ["| a |\n|---|\n| b |", "| Name | Type | Value |\n|---|---|---|\n| x |\n| DB_PASSWORD | t |",
+                                  "│ password │\n├──┤\n│ x │"])
+def test_a_table_with_short_rows_is_read_without_error(text):
+    assert scrub.scrub(text)[0] is not None

@@ -189,7 +189,7 @@ def _table(text: str, block: list[Span], words: tuple[str, ...], out: list[Field
     for i, (cells, _) in enumerate(rows):
         if header is not None and i == 0:
             continue
-        if len(cells) > vcol:
+        if len(cells) > max(vcol, 1):
             _field(text, cells[0], cells[vcol or 1], words, out)
         if header is not None and len(cells) == len(header):
             for h, c in zip(header, cells, strict=True):
