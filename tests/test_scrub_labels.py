@@ -313,3 +313,13 @@ def test_a_table_of_name_type_value_keys_the_value_column_not_the_type():
                                   "│ password │\n├──┤\n│ x │"])
 def test_a_table_with_short_rows_is_read_without_error(text):
     assert scrub.scrub(text)[0] is not None
+
+
+def test_get_secret_as_plain_text_prints_the_secret_and_a_flag_after_secret_is_no_value():
+    rng = random.Random("pwsh")
+    for _ in range(20):
+        v = "".join(rng.choice(ALNUM + "#%!") for _ in range(rng.randint(10, 30)))
+        name = rng.choice(("SqlAdmin", "SmtpRelay", "ApiKey"))
+        text = f"PS C:\\> Get-Secret -Vault CorpVault -Name {name} -AsPlainText\n{v}\nPS C:\\> exit\n"
+        clean = scrub.scrub(text)[0]
+        assert v not in clean and "-Vault CorpVault" in clean, clean
