@@ -6,6 +6,7 @@ layouts credential-assignment reads short (checks/assigned.py), and the public v
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 import string
@@ -323,3 +324,22 @@ def test_get_secret_as_plain_text_prints_the_secret_and_a_flag_after_secret_is_n
         text = f"PS C:\\> Get-Secret -Vault CorpVault -Name {name} -AsPlainText\n{v}\nPS C:\\> exit\n"
         clean = scrub.scrub(text)[0]
         assert v not in clean and "-Vault CorpVault" in clean, clean
+
+
+def test_public_values_in_manifests_pages_and_logs_stay_beside_secrets():
+    rng = random.Random("more decoys")
+    for _ in range(20):
+        sha = "".join(rng.choice("0123456789abcdef") for _ in range(40))
+        pw = "".join(rng.choice(ALNUM) for _ in range(24))
+        secret64 = base64.b64encode(pw.encode()).decode()
+        text = (f"apiVersion: v1\nkind: ConfigMap\ndata:\n  RELEASE: \"{sha}\"\n---\napiVersion: v1\nkind: Secret\n"
+                f"metadata:\n  name: db\ndata:\n  password: {secret64}\n")
+        clean = scrub.scrub(text)[0]
+        assert sha in clean and secret64 not in clean, clean
+        token = "".join(rng.choice(ALNUM + "_-") for _ in range(43))
+        for name in ("google-site-verification", "facebook-domain-verification", "msvalidate.01", "yandex-verification"):
+            text = f'  <meta name="{name}" content="{token}">'
+            assert scrub.scrub(text)[0] == text
+        accessor = "".join(rng.choice(ALNUM) for _ in range(24))
+        text = f"Success! You are now authenticated. token_accessor={accessor}"
+        assert scrub.scrub(text)[0] == text

@@ -10,6 +10,11 @@ from its own shape and what the text says around it (issue 28, precision).
 * a Sentry DSN's public key (``https://<32 hex>@o123.ingest.sentry.io/456``): public by Sentry's
   documentation, served in every page that reports errors; a DSN with a secret part
   (``https://<key>:<secret>@...``) still loses the secret (url-credentials);
+* the data of a Kubernetes manifest of another kind (a ConfigMap's ``RELEASE: <sha>``, its
+  ``binaryData``) in a text that also holds a Secret: only the Secret's document (between
+  ``---`` lines) holds secrets;
+* the content of a site-verification ``<meta>`` (``google-site-verification``,
+  ``msvalidate.01``, ``facebook-domain-verification``): served in the page it verifies;
 * a server's address as the tools that connect print it (curl's ``Connected to host (IP)`` and
   ``Trying IP:port``, ssh_config ``HostName IP``, WireGuard ``Endpoint = IP:port``, ping's
   ``PING host (IP)``, host/dig ``has address IP``, ``IN A IP``, nginx ``proxy_pass``/``server``
@@ -50,3 +55,24 @@ def server_address(text: str, start: int) -> bool:
     """Whether the address at ``start`` follows what a tool prints before a server's address."""
     ls = text.rfind("\n", 0, start) + 1
     return _SERVER_BEFORE.search(text[max(ls, start - 80):start]) is not None
+
+
+_DOC_BREAK = re.compile(r"(?m)^---[ \t]*\r?$")
+
+
+def other_manifest(lower: str, start: int, secret_kinds: tuple[str, ...]) -> bool:
+    """Whether the YAML document holding ``start`` (between --- lines) has a kind, and it is no Secret."""
+    s = 0
+    for b in _DOC_BREAK.finditer(lower, 0, start):
+        s = b.end()
+    after = _DOC_BREAK.search(lower, start)
+    doc = lower[s:after.start() if after else len(lower)]
+    return "kind:" in doc and not any(k in doc for k in secret_kinds)
+
+
+_VERIFICATION = re.compile(r"(?i)<meta[^<>]*\bname=[\"']?[^\"'<>]*(?:verification|verify|validate)[^<>]*$")
+
+
+def site_verification(text: str, start: int) -> bool:
+    """Whether the value at ``start`` is the content of a site-verification <meta> tag."""
+    return _VERIFICATION.search(text, max(0, start - 200), start) is not None
