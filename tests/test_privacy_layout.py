@@ -20,7 +20,7 @@ PRIVACY = os.path.join(ROOT, "jevlin_hooks", "privacy")
 RANK = {"ids": 0, "known_ids": 0, "regex": 0, "linear": 0, "automaton": 0, "rules": 0, "public": 1, "heuristics": 1,
         "personal": 1,
         "checks": 2, "engine": 3, "scrub": 4,
-        "record": 5, "docs": 6}
+        "record": 5, "docs": 6, "switches": 6}
 
 
 def _modules() -> list[str]:

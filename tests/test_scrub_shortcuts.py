@@ -153,7 +153,9 @@ def _placeholder_before(value: str, code: bool = True) -> bool:
     low = v.lower()
     if " " in v and value.lstrip().startswith("`"):
         return True
-    if low in h.STOPWORDS or low.startswith(("$", "[", "{", "(", "{{", "<", "#{", "[redacted",
+    if v.startswith("$") and h.DOLLAR_REFERENCE.match(v):  # issue 28: $h@d0w&38 is a password, $DB_PASS a reference
+        return True
+    if low in h.STOPWORDS or low.startswith(("[", "{", "(", "{{", "<", "#{", "[redacted",
                                                   "env:", "env.", "process.env", "os.environ", "secrets.", "vault:",
                                                   "ref:", "op://", "file:")):
         return True

@@ -131,6 +131,20 @@ def _check(key: tuple[str, ...], value: Any) -> None:
         raise ConfigError(f"{name} = {_show(value)}: must be " + " or ".join(f'"{a}"' for a in allowed))
 
 
+def _check_rule_names(names: list[str]) -> None:
+    """A misspelt rule name turns nothing off: refused, with the closest known name. (Read here,
+    when a config is parsed, never on a hook's path: rule_names is a copy of the scrubber's.)"""
+    from jevlin_hooks.base.rule_names import NAMES
+
+    for name in names:
+        if name not in NAMES:
+            import difflib
+
+            close = difflib.get_close_matches(name, sorted(NAMES), n=1, cutoff=0.5)
+            hint = f' (did you mean "{close[0]}"?)' if close else ""
+            raise ConfigError(f'privacy.disabled_rules: no rule named "{name[:60]}"{hint}')
+
+
 def merge(user: dict[str, Any]) -> dict[str, Any]:
     """Defaults overlaid with the user's values, type-checked; unknown keys are an error."""
     cfg = defaults()
@@ -144,6 +158,8 @@ def merge(user: dict[str, Any]) -> dict[str, Any]:
                 if sub not in cfg[key]:
                     raise ConfigError(f"unknown key {key}.{sub}")
                 _check((key, sub), subval)
+                if (key, sub) == ("privacy", "disabled_rules"):
+                    _check_rule_names(subval)
                 cfg[key][sub] = subval
         else:
             _check((key,), value)

@@ -81,7 +81,9 @@ def placeholder_uncached(value: str, code: bool = True) -> bool:
     low = v.lower()
     if " " in v and value.lstrip().startswith("`"):
         return True  # `command substitution`
-    if low in STOPWORDS or low.startswith(("$", "[", "{", "(", "{{", "<", "#{", "[redacted", "env:", "env.", "process.env",
+    if v.startswith("$") and DOLLAR_REFERENCE.match(v):
+        return True  # $DB_PASS, ${X}, $(cat f), $this->pass, $env:X: a reference; $h@d0w&38 is a password
+    if low in STOPWORDS or low.startswith(("[", "{", "(", "{{", "<", "#{", "[redacted", "env:", "env.", "process.env",
                                            "os.environ", "secrets.", "vault:", "ref:", "op://", "file:")):
         return True
     if sigil_reference(v, code):
@@ -135,8 +137,11 @@ def sigil_reference(v: str, code: bool) -> bool:
 def _random_after_sigil(rest: str, code: bool) -> bool:
     """What follows a leading %, @, = or ... is a password's random rest (a generated password may begin
     with any symbol): it looks like a password, holds none of a reference's brackets, is no
-    %WINDOWS_VARIABLE% and, where code is possible, no dotted name (@Model.Token2)."""
-    return (len(rest) >= 6 and not any(c in rest for c in "(){}$") and password_like(rest)
+    %WINDOWS_VARIABLE% and, where code is possible, no dotted name (@Model.Token2). A long random
+    rest may hold a round bracket (a Django key: =6#b#36wq-shrnao&202y@25q4gdy)*vv1=...), a call's
+    short one not (=getpass())."""
+    brackets = "(){}$" if len(rest) < 24 or not random_looking_cached(rest) else "{}$"
+    return (len(rest) >= 6 and not any(c in rest for c in brackets) and password_like(rest)
             and not (_PERCENT_VARIABLE.fullmatch(rest) and (rest.isupper() or rest.islower() or not any(map(str.isdigit, rest))))
             and (not code or not IDENT_PATH.match(rest) or random_dotted(rest)))
 
@@ -357,14 +362,21 @@ def random_looking(value: str) -> bool:
 # tokens begin with 20 A's).
 # An angle bracket is a placeholder's (<your token>, sk-<key>, <paste here) where it opens the
 # value or closes within it; a random password may hold one alone (2SevpYHv<Hf1v4XgP).
-ANGLE = r"^<|<[^<>]*>"
-FAKE = re.compile(r"([xX*.#])\1{7}|(\d)\2{15}|EXAMPLE|" + ANGLE + r"|\$\{|^\$")
+# Its inside reads as a name (letters, digits, blanks, _ - . : / |), where a random password's
+# <...> holds other symbols (xukH2<kLbEs8]2xc>).
+ANGLE = r"^<|<[A-Za-z0-9 _.:/|\-]*>"
+# A value led by $ refers to something where a name, a brace or a bracket follows ($DB_PASS,
+# ${X}, $(cat f), $this->pass, $env:X, $HOME/.pgpass); a generated password may start with $
+# too, with a symbol after its first letters ($h@d0w&38, $@lm0n!36)
+DOLLAR = r"^\$(?:[{(]|[A-Za-z_][A-Za-z0-9_]*(?:$|[.:\[\-/$'\"]))"
+DOLLAR_REFERENCE = re.compile(DOLLAR)
+FAKE = re.compile(r"([xX*.#])\1{7}|(\d)\2{15}|EXAMPLE|" + ANGLE + r"|\$\{|" + DOLLAR)
 LOWER_RUN = re.compile(r"([a-z])\1{15}")  # apart: in one pattern it slowed every search by half
 # Both for ASCII text, without backreferences, spelled out: 8 of x X * . #, 16 of a digit or of a
 # lower-case letter, and the rest as they are (Python's \d also takes other scripts' digits, so a
 # non-ASCII value goes the way above)
 _FAKE_ASCII = compile_bytes("|".join([re.escape(c * 8) for c in "xX*.#"] + [c * 16 for c in "0123456789abcdefghijklmnopqrstuvwxyz"]
-                                     + ["EXAMPLE", ANGLE, r"\$\{", r"^\$"]))
+                                     + ["EXAMPLE", ANGLE, r"\$\{", DOLLAR]))
 
 
 _MASKED_TAILS = ("###", "***", "[REDACTED", "[Redacted", "[redacted")
@@ -396,7 +408,7 @@ _NOT_SECRET_KEY_SUFFIXES = (
     "id", "ids", "url", "uri", "file", "path", "name", "type", "size", "length", "len", "format",
     "version", "mode", "dir", "count", "endpoint", "header", "prefix", "suffix", "field", "ref",
     "policy", "store", "env", "var", "arn", "location", "expiry", "expires", "ttl", "timeout",
-    "enabled", "required", "label", "hint", "description", "pattern", "regex", "schema", "id_",
+    "enabled", "required", "label", "hint", "description", "pattern", "regex", "schema", "id_", "accessor",
     "hash", "checksum", "digest", "integrity", "word", *SETTING_SUFFIXES,
 )
 _NOT_SECRET_KEYS = (

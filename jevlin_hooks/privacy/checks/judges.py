@@ -48,6 +48,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from jevlin_hooks.privacy.checks.password_names import password_key
 from jevlin_hooks.privacy.heuristics import (
     VERSIONISH,
     entropy_key_ok,
@@ -59,6 +60,7 @@ from jevlin_hooks.privacy.heuristics import (
     random_looking_cached,
 )
 from jevlin_hooks.privacy.rules import parts
+from jevlin_hooks.privacy.rules.password_words import ENGLISH, PASSWORD_WORDS
 from jevlin_hooks.privacy.rules.rule import expand_named
 
 Judge = Callable[[str, str], "str | None"]
@@ -125,7 +127,8 @@ def credential_key(key: str) -> str:
         return "strong"
     if _WEAK.fullmatch(name) and entropy_key_ok(name):
         return "weak"
-    return ""
+    # another language's word for password, adminPwd, shop:dbPassword (password_names.py)
+    return "strong" if password_key(key.strip(_KEY_MARKUP)) else ""
 
 
 # --- what a value in a table is not ---------------------------------------------------------
@@ -248,7 +251,8 @@ register_judge(FieldJudge(
     # scrubber's keyword gate finds them): not the words of ids, which key_ok turns down
     # (client_id, *_id), nor pat, sig and pw alone (path, signal, pwd's own): a table of paths
     # would cost and find nothing
-    ("pass", "pwd", "_pw", "secret", "token", "key", "cred", "auth", "bearer", "jwt", "salt", "cookie"),
+    ("pass", "pwd", "_pw", "secret", "token", "key", "cred", "auth", "bearer", "jwt", "salt", "cookie",
+     *(w for w in PASSWORD_WORDS if w not in ENGLISH and "pass" not in w)),
     examples=("Key                 Value\n---                 -----\ndb_password         Zq8kL2p{alnum:8}\nttl                 768h",
               "| Variable | Value |\n|---|---|\n| `API_TOKEN` | `{alnum:32}` |",
               "User name,Password,Console login link\nci,Xk9#mz2Lq{alnum:4},https://example.signin.aws.amazon.com/console",

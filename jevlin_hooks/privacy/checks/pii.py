@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from jevlin_hooks.privacy.checks.decoys import server_address
 from jevlin_hooks.privacy.checks.registry import Check, check, register
 from jevlin_hooks.privacy.heuristics import in_url
 from jevlin_hooks.privacy.public import reserved_address
@@ -118,6 +119,8 @@ def ip(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
         return False  # part of a version string or longer dotted number
     if _VERSION_BEFORE.search(lower or text.lower(), max(0, start - 40), start):
         return False  # AssemblyVersion("2.1.0.3"), "version": "1.2.3.4", upgraded to version 1.2.3.4
+    if server_address(text, start):
+        return False  # Connected to host (IP), HostName IP, Endpoint = IP:port: a server's (decoys.py)
     if after[:1] == "/" and _network_block(value, text, end):
         return False  # 10.0.0.0/8, 192.168.1.0/24: a range (a VPC, a firewall rule), no one's address
     return not reserved_address(value)  # 10.x, 192.168.x, 127.x, 100.64/10, 192.0.2.x, ...: no one's address

@@ -61,14 +61,17 @@ _NOT_A_KEY = re.compile(r"(?i)(?:ssh|sk-ssh|ecdsa-sha2|sk-ecdsa-sha2)-[\w@.\-]+|
                         r"|[\w.\-]+\.(?:pem|key|pub|p12|pfx|crt|cer|der|jks|keystore|gpg|asc|kdbx)")
 
 
+_FLAG = re.compile(r"--?[A-Za-z][A-Za-z\-]*")
+
+
 def _said_of_it(v: str, text: str, start: int, m: Any, code: bool) -> bool:
     """Whether prose gives the value itself: not a placeholder, a stop word, a snake_case name or a
     path; not the end of a path; not a public key's type nor a key's file; not said about the
     secret's name, lifetime, header, ..."""
     if placeholder(v, code=code) or v.lower() in STOPWORDS or SNAKE.match(v) or "/" in v or masked(v):
         return False  # (sk-...abcd, ****QX7D: shown masked, not given)
-    if _NOT_A_KEY.fullmatch(v):
-        return False
+    if _NOT_A_KEY.fullmatch(v) or _FLAG.fullmatch(v):
+        return False  # (Get-Secret -Vault X, the secret --name x: a command's flag, not the value)
     if m is not None and m.start() > 0 and text[m.start() - 1] in "/\\":
         return False  # .../oauth/token region=eu-west-1: the end of a path, not prose
     # the secret's name, ARN, lifetime or header is X: about the secret, not it

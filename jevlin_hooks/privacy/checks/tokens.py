@@ -7,6 +7,7 @@ import base64
 import re
 from typing import Any
 
+from jevlin_hooks.privacy.checks.decoys import other_manifest, sentry_public_key
 from jevlin_hooks.privacy.checks.registry import Check, check, register
 from jevlin_hooks.privacy.heuristics import (
     HEX_BODY,
@@ -54,6 +55,8 @@ def url_password(value: str, text: str, start: int, end: int, m: Any, lower: str
 @check("userinfo")
 def userinfo(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
     # https://TOKEN@github.com: git takes a token as the user name; an account (git, deploy-bot) stays
+    if sentry_public_key(text, start, end):
+        return False  # a Sentry DSN's public key: public by Sentry's docs (decoys.py)
     return (random_looking_cached(value) or len(value) >= 32 and HEX_BODY.fullmatch(value) is not None) and shaped(value)
 
 
@@ -136,8 +139,9 @@ def k8s_secret(low: str) -> bool:
 # elsewhere), and a base64 certificate there is data of the Secret like any other value.
 @check("k8s", text_gate=k8s_secret, public_pem_kept=False)
 def k8s(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
-    if not k8s_secret(lower or text.lower()):
-        return False
+    low = lower or text.lower()
+    if not k8s_secret(low) or other_manifest(low, start, _K8S_KINDS):
+        return False  # (a ConfigMap's data beside a Secret: decoys.py)
     return any(map(str.isdigit, value)) or value.endswith("=") or "+" in value
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from jevlin_hooks.privacy.checks.decoys import named_digest, namespaced_id, site_verification
 from jevlin_hooks.privacy.checks.registry import check
 from jevlin_hooks.privacy.heuristics import (
     CAMEL,
@@ -36,6 +37,7 @@ _QUOTE_COMMA = re.compile(r"""["'][ \t]*,""")
 _NAME_THEN_EQUALS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _PORT = re.compile(r"\d{1,5}(?:/|$)")
 _DATA_SEPARATORS = frozenset(("=", '="', "='", ": ", ': "', ": '"))
+_DECLARED = re.compile(r"[\"'`]?\]?[ \t]+([A-Za-z_][\w.]*)[ \t]*=")
 _NEXT_PAIR = re.compile(r"[ \t]+[A-Za-z_]+=")
 _YAML_PAIR = re.compile(r"[ \t]*(?:- )?[A-Za-z_][\w.\-]*:(?:[ \t]+[^\s#][^\r\n]*)?\r?")
 
@@ -212,6 +214,11 @@ def entropy(value: str, text: str, start: int, end: int, m: Any, lower: str) -> 
     """A random-looking value under a key-like name (group 1) that names a credential."""
     if m is not None and (not entropy_key_ok(m.group(1) or "") or near_pub(text, start) and public_label(text, m.start(1))):
         return False
+    declared = _DECLARED.match(text, m.end(1)) if m is not None else None
+    if declared is not None and not entropy_key_ok(declared.group(1)):
+        return False  # `authenticated. token_accessor=X`: the name assigned to is the second (a typed declaration's)
+    if named_digest(value) or namespaced_id(value):
+        return False  # node-modules-<sha256>, key=sku:IU-4783-24: public (decoys.py)
     return random_looking_cached(value)
 
 
@@ -222,6 +229,8 @@ def entropy32(value: str, text: str, start: int, end: int, m: Any, lower: str) -
         return False
     if PUBLIC_SHAPE.match(value[:CHECK_LIMIT].strip().strip("\"'`")):
         return False  # what random_looking rejects first (digests, UUIDs: half the candidates), before the key name
+    if named_digest(value) or site_verification(text, start):
+        return False  # node-modules-<sha256>, AC<32 hex>, <meta name="google-site-verification" content=...> (decoys.py)
     name = (m.group(1) or "") if m is not None else ""
     if m is not None and not entropy_key_ok(name):
         return False

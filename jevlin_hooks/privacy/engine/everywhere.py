@@ -28,6 +28,8 @@ NAME_LENGTH = 3  # a user name from a home path: jdoe, mk2
 _NAME_RULES = frozenset(("home-username",))
 _BLANKS = re.compile(r"\s+")
 _PUNCTUATION = ".,:;!?()[]{}<>\"'`"
+# a file-name suffix glued to a value (X.jsonl, X.txt): the value also spreads without it
+_SUFFIX = re.compile(r"(.{8,}?)\.[a-z]{1,5}")
 
 Cut = tuple[str, str]  # (value, rule)
 
@@ -63,7 +65,8 @@ def worth(value: str, rule: str) -> bool:
 
 def cuts_of(text: str, findings: Iterable[Finding], spreads: frozenset[str]) -> list[Cut]:
     """What the findings cut out of ``text``, worth spreading; also without the punctuation a
-    finding may end in (`the password is X:` cut `X:`, and X is what comes again), and a value cut
+    finding may end in (`the password is X:` cut `X:`, and X is what comes again) or a file-name
+suffix glued to it (`X.jsonl`), and a value cut
     across a line joint in its joined form (a wrapped token repeated whole)."""
     out: list[Cut] = []
     seen: set[str] = set()
@@ -75,6 +78,9 @@ def cuts_of(text: str, findings: Iterable[Finding], spreads: frozenset[str]) -> 
         bare = v.strip(_PUNCTUATION)
         if bare != v:
             forms.append(bare)
+        stem = _SUFFIX.fullmatch(bare)
+        if stem is not None:
+            forms.append(stem.group(1))  # `the password is X.jsonl` cut X.jsonl; X alone comes again
         if "\n" in v:
             joined = _BLANKS.sub("", bare)
             if len(joined) >= LONG:

@@ -183,11 +183,14 @@ def _table(text: str, block: list[Span], words: tuple[str, ...], out: list[Field
     if not rows or len(rows) < 2 and not bordered:
         return
     header = rows[0][0] if rows[0][1] and len(rows) > 1 else None
+    # name | type | value (wrangler secret list, SSM tables): the first cell keys the value column, not the type
+    vcol = next((j for j, (hs, he) in enumerate(header) if j > 1 and text[hs:he].strip(" `*").lower() in VALUE_WORDS),
+                0) if header is not None else 0
     for i, (cells, _) in enumerate(rows):
         if header is not None and i == 0:
             continue
-        if len(cells) >= 2:
-            _field(text, cells[0], cells[1], words, out)
+        if len(cells) > max(vcol, 1):
+            _field(text, cells[0], cells[vcol or 1], words, out)
         if header is not None and len(cells) == len(header):
             for h, c in zip(header, cells, strict=True):
                 _field(text, h, c, words, out)

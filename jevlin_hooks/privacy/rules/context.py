@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from jevlin_hooks.privacy.rules import parts
+from jevlin_hooks.privacy.rules.codes import RECOVERY_WORDS
+from jevlin_hooks.privacy.rules.password_words import PASSWORD_WORDS
 from jevlin_hooks.privacy.rules.rule import Rule
 
 RULES: tuple[Rule, ...] = (
@@ -108,6 +110,61 @@ RULES: tuple[Rule, ...] = (
                    "密码是Ab3$xy9Kq{alnum:4}", "пароль: Qw9#er7Ty{alnum:4}"),
          counter_examples=("Der Passwort-Manager speichert alles.", "postgres://root:j5cC.mdP@host/db",
                            "La chiave che finisce con ghp...{alnum:4} è stata revocata ieri.")),
+    Rule("credential-label", "secret", "a password after its label, the label a key naming a password in any language and any casing or separator convention (Passwort, mot_de_passe, contraseña, senha, пароль, パスワード, 密码, 비밀번호, hasło, wachtwoord, şifre, mật khẩu, kata sandi, كلمة المرور, ...; adminPwd, smtpPass, shop:dbPassword) standing first on its line, after a speaker: or a table bar: the quoted string whole, or the rest of the line (a passphrase of words: password: spruce dragon cabin glacier, adminPassword: maple_orange_river_stone); a placeholder, a reference, a mask, a count, a URL, a path and a sentence stay",
+         r"(?i)(" + "|".join(w.replace(".", r"\.") for w in PASSWORD_WORDS) + ")",
+         PASSWORD_WORDS, 1, "label",
+         examples=("Passwort: {lower:8}", "  \"mot_de_passe\": \"{alnum:10}*\",", "пароль = {alnum:12}",
+                   "[07:49] Li: 密码: {lower:6}.{lower:5}.{lower:6}.{lower:5}", "password: {lower:6} {lower:5} {lower:7} {lower:6}",
+                   "adminPassword: {lower:6}_{lower:7}_{lower:5}_{lower:6}", "  비밀번호: \"{lower:5} {lower:6} the {lower:5} at 7!\""),
+         counter_examples=("Passwort: siehe Vault", "mot_de_passe_oublie: https://example.com/reset", "max_password_length: 128",
+                           "Passwort-Manager: KeePassXC", "пароль: ${DB_PASSWORD}", "password: reset it in the portal",
+                           "hasło = <twoje hasło>", "senha: ********", "password_policy: min_length_twelve_chars")),
+    Rule("recovery-codes", "secret", "an account's recovery (backup, scratch) codes after their label in any of 20 languages (Recovery codes:, Backup-Codes:, códigos de recuperación, резервные коды, 恢复码, 복구 코드, ...): the rest of the label's line, or the lines below it, when they hold only codes (3 to 10 letters and digits joined by dashes, or two groups of digits: 2675 8087  R7LT-N7X2-XCPH, one a line with a bullet); a sentence after the label stays",
+         r"(?i)(" + "|".join(RECOVERY_WORDS) + ")", RECOVERY_WORDS, 1, "recovery-codes",
+         examples=("Recovery codes: {digits:4} {digits:4}  {uppernum:4}-{uppernum:4}-{uppernum:4}  {hex:5}-{hex:5}",
+                   "Backup-Codes:\n- {hex:5}-{hex:5}\n- {hex:5}-{hex:5}\n- {hex:5}-{hex:5}\n", "恢复码：{digits:4} {digits:4}, {digits:4} {digits:4}"),
+         counter_examples=("Recovery codes: stored in 1Password (vault Ops)", "the recovery codes we printed in 2024 are gone",
+                           "Backup codes:\nnone left, generate new ones")),
+    Rule("env-line", "secret", "an env file's or env dump's NAME=value line (from the line's start, after export or a YAML list's dash) whose value holds a character that ends a value in code (; ( ) { } < > [ ] \\): the value to the line's end, under a name the credential judge reads (OCI_AUTH_TOKEN=Uo;:40)bi)x:UR(a{b>K)",
+         r"(?m)^[ \t]*(?:- |export[ \t]+)?([A-Za-z_][A-Za-z0-9_.\-]*)=([^\s\"'`$][^\s;(){}<>\[\]\\]*[;(){}<>\[\]\\][^\s]*)[ \t]*\r?$",
+         ("pass", "pwd", "secret", "token", "key", "cred", "auth", "bearer", "jwt", "salt", "cookie"), 2, "env-line", prefilter=True,
+         examples=("OCI_AUTH_TOKEN=Uo;:40)bi{alnum:6}x:UR(a{b>K", "      - DJANGO_SECRET_KEY=66mjghc1yy#4)qt_5w{lower:12}&^sq"),
+         counter_examples=("API_KEY=$(cat /run/secrets/api_key)", "TOKEN_TTL=3600;", "SECRET_KEY=<your-secret-key>",
+                           "PASSWORD_HASHERS=[argon2,bcrypt]")),
+    Rule("yaml-next-line", "secret", "a YAML key naming a credential with its value on the next, deeper-indented line (a plain scalar folded under its key: client_secret: / EFX5rMpoya4c...)",
+         r"(?m)^([ \t]*)[\"']?([A-Za-z0-9_.\-]+)[\"']?[ \t]*:[ \t]*\r?\n([ \t]+)[\"']?((?:-[^\s\"']|[^\s#\-\"'|>&*!{}\[\]])(?:[^\s\"']*[^\s\"':])?)[\"']?[ \t]*\r?$",
+         ("pass", "pwd", "secret", "token", "key", "cred", "auth", "bearer", "jwt", "salt", "cookie"), 4, "yaml-next-line",
+         prefilter=True,
+         examples=("paypal:\n    client_secret:\n      {b64url:80}\n  max_password_length:\n    128",),
+         counter_examples=("db:\n  password:\n    secretKeyRef: db\n", "token_ttl:\n  3600\n", "password:\nnext: value\n")),
+    Rule("credential-attribute", "secret", "an XML or HTML element named for a credential by its name, key or id attribute: its value attribute or its text (Android <string name=\"backend_api_secret\">X</string>, <input name=\"api_key\" value=\"X\">, .NET <add key=\"DD_APP_KEY\" value=\"X\"/>)",
+         r"(?i)<[a-z][a-z0-9:_\-]*[ \t][^<>\n]*?\b(?:name|key|id)=[\"']([^\"'<>\r\n]{1,80})[\"'][^<>\n]*?(?:\bvalue=[\"']([^\"'\r\n]{3,})[\"'][^<>\n]*>|>([^<\r\n]{3,})</)",
+         ("name=", "key=", "id="), (2, 3), "attribute", prefilter=True,
+         examples=("<string name=\"backend_api_secret\">{alnum:48}</string>", "<input type=\"hidden\" name=\"api_key\" value=\"int.{alnum:32}\">",
+                   "<add key=\"DD_APP_KEY\" value=\"{hex:40}\" />"),
+         counter_examples=("<string name=\"app_name\">Shop</string>", "<add key=\"token_bucket_rate\" value=\"250\" />",
+                           "<input type=\"password\" name=\"password\" value=\"\">", "<string name=\"api_key_hint\">Paste your key</string>")),
+    Rule("yaml-children", "secret", "the values under a YAML parent key naming credentials (api_tokens:, secrets:, passwords:, credentials:), each child named for a vendor or a service (cohere: \"...\", vercel: \"...\"): a random-looking value or a long password; settings (enabled: true, ttl: 3600) stay",
+         r"(?im)^([ \t]*)[\"']?[a-z0-9_.\-]*(?:tokens?|secrets?|passwords?|credentials|api[_\-]?keys|apikeys)[\"']?[ \t]*:[ \t]*(?:#[^\n]*)?(\r?\n)",
+         ("token", "secret", "password", "credentials", "api_keys", "api-keys", "apikeys"), 2, "yaml-children", prefilter=True,
+         examples=("api_tokens:\n  cohere: \"{alnum:40}\"\n  vercel: \"{alnum:24}\"\nadmins:\n", "secrets:\n  stripe: {alnum:32}\n  enabled: true\n"),
+         counter_examples=("api_tokens:\n  enabled: true\n  ttl: 3600\n  issuer: https://auth.example.com\n",)),
+    Rule("pgpass", "secret", "a line of PostgreSQL's password file (~/.pgpass, PGPASSFILE): host:port:database:user:password, the port a number or *: the password",
+         r"(?m)^[ \t]*([A-Za-z0-9*][A-Za-z0-9.\-*]*):([0-9]{1,5}|\*):([^\s:#]+):([^\s:]+):(\S+)[ \t]*\r?$",
+         (":5432:", ":5433:", ":6432:", ":*:", "pgpass"), 5, "pgpass",
+         examples=("db.internal:5432:shop:shop_app:{alnum:12}", "*:*:*:replicator:Xk9#{alnum:8}"),
+         counter_examples=("10:30:15:12:00 started", "db.internal:5432:shop:shop_app:*")),
+    Rule("otp-seed", "secret", "a TOTP seed (16 to 64 base32 characters of one case, digits among them) under a name holding seed, totp, otp, mfa or 2fa (MFA_SEED=6TXV4FRY3CYF7HRL, \"totp_secret\": \"...\")",
+         r"(?i)(?:^|[^a-z0-9])([a-z0-9_.\-]*(?:seed|totp|otp|mfa|2fa)[a-z0-9_.\-]*)[\"']?[ \t]*[:=][ \t]*[\"']?([a-z2-7]{16,64})=*(?:[^a-z0-9=]|$)",
+         ("seed", "totp", "otp", "mfa", "2fa"), 2, "otp-seed",
+         examples=("MFA_SEED=6TXV4FRY3CYF7HRL", "\"totp_secret\": \"JBSW4Y3DPEHPK3PXP2QW7RTY\""),
+         counter_examples=("RANDOM_SEED=ABCDEFGHIJKLMNOPQRST", "otp_length: 6")),
+    Rule("azure-storage-account-key", "secret", "an Azure storage account key alone (88 base64 characters ending in ==, 64 random bytes) where key1, key2, AccountKey, account key or storage is named within 64 characters before it, as az storage account keys list and the portal print it; an integrity hash (sha512-...==) stays",
+         r"(?:^|[^A-Za-z0-9+/=:\-])([A-Za-z0-9+/]{86}==)(?:[^A-Za-z0-9+/=]|$)",
+         ("key1", "key2", "accountkey", "account key", "account-key", "account_key", "storage"), 1,
+         near=("key1", "key2", "accountkey", "account key", "account-key", "account_key", "storage"), prefilter=True,
+         examples=("KeyName    Permissions    Value\n---------  -------------  ----------\nkey1       FULL           {b64:86}==",),
+         counter_examples=("storage integrity sha512-{b64:86}==",)),
     # --- credentials by context ----------------------------------------------------------------
     Rule("kubernetes-secret-data", "secret", "values under data:/stringData: in a Kubernetes Secret manifest",
          r"(?i)(?:^|\n)[ \t]+[\"']?[a-z0-9_.\-]{1,60}[\"']?:[ \t]*(?:[\"']?([A-Za-z0-9+/]{8,}={0,2})[\"']?[ \t]*(?:\r?\n|$)|[|>][\-+]?[ \t]*\r?\n[ \t]+([A-Za-z0-9+/]{16,}={0,2}))",
@@ -139,12 +196,12 @@ RULES: tuple[Rule, ...] = (
                            "\"ARN\": \"arn:aws:secretsmanager:us-east-1:{digits:12}:secret:prod/db-{alnum:6}\"",
                            "signingkey = {HEX:40}", "RECAPTCHA_SITE_KEY=6L{b64url:38}")),
     Rule("credential-in-prose", "secret", "a password, passphrase, passcode, secret, token or key named in prose (\"the password is X\", \"the password is: X\", \"DB password -> X\", \"with token X\", \"set the password to X\", \"their token (X) expired\", \"the passphrase for the deploy key is X\", \"the password was reset to X\", \"the signing / encryption / master / deploy / licence key is X\", \"the password for the `ci` user is X\": up to four words between the name and is/was/to) when X looks like one: digits, symbols or mixed case, not a plain word",
-         r"(?i)\b(?:password|passphrase|passwd|pass phrase|passcode|api[ _-]?key|secret key|access key|secret|token|"
+         r"(?i)\b(?:password|passphrase|passwd|pass phrase|passcode|api[ _-]?key|secret key|access key|secret|token|credentials|creds|"
          # a key named for what it does with secrets: the signing, encryption, master, deploy key
          r"(?:signing|sign|encryption|encrypting|decryption|master|deploy|deployment|private|shared|hmac|jwt|session"
          r"|webhook|wrapping|unlock|recovery|root|admin|licen[cs]e|activation|product|storage|account|service[ -]account)[ _-]key:?)"
-         r"(?:\s+(?:is:?|was:?|of|to|=|:|->)|(?:[ \t]+[`'\"]?[a-z][a-z0-9'_\-]{0,14}[`'\"]?){1,4}?[ \t]+(?:is:?|was:?|=|:|to|->))?[ \t]+[\"'`]?([^\s\"'`,;]{6,})",
-         ("pass", "key", "token", "secret"), 1, "prose",
+         r"(?:\s+(?:is:?|was:?|of|to|=|:|->)|(?:[ \t]+[`'\"]?[a-z][a-z0-9'_\-]{0,14}[`'\"]?){1,4}?(?:[ \t]+(?:is:?|was:?|=|:|to|->)|:))?[ \t]+[\"'`]?([^\s\"'`,;]{6,})",
+         ("pass", "key", "token", "secret", "cred"), 1, "prose",
          examples=("then the token x9Y8z7W6v5 expired", "the password is Zq8#kL2p{alnum:4}",
                    "the password for the `ci` user is Xk9mz2Lq{alnum:4}", "The signing key is {alnum:24}, keep it safe.",
                    "our master key was Zq8#kL2p{alnum:6}"),

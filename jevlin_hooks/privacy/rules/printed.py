@@ -71,6 +71,8 @@ COMMANDS: tuple[PrintingCommand, ...] = (
     PrintingCommand("`op item get ... --fields NAME`", r"op[ \t]+item[ \t]+get\b" + _ARGS + r"--fields?[= ]", ("op item",),
                     r"--fields?[= ][\"']?(?:label=)?([\w.\-]+)"),
     PrintingCommand("`pass show`, `gopass show`", r"(?:gopass|pass)[ \t]+show\b", ("pass show",)),
+    PrintingCommand("PowerShell `Get-Secret -AsPlainText` (SecretManagement), whatever it is piped to",
+                    r"(?i:get-secret)\b" + _ARGS + r"[ \t]-(?i:asplaintext)\b", ("get-secret",)),
     PrintingCommand("`security find-generic-password -w`, `find-internet-password -w` (macOS keychain)",
                     r"security[ \t]+find-(?:generic|internet)-password\b" + _ARGS + r"[ \t]-[A-Za-z]*w", ("-password",)),
     PrintingCommand("`secret-tool lookup`, `keyring get`, `bw get password`, `lpass show --password`",
