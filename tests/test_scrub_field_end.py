@@ -1,0 +1,98 @@
+"""An unquoted value given to a key that starts its field is cut to the field's end
+(privacy/engine/fieldend.py): passphrases with spaces, keys holding ( ) & % #, in env files,
+YAML, compose lists, properties, configuration dumps and code spans; what ends the field stays."""
+
+from __future__ import annotations
+
+import random
+import string
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jevlin_hooks.privacy import scrub
+
+KEYS = ("DB_PASSWORD", "SMTP_PASS", "adminPassword", "spring.datasource.password", "vault_db_password",
+        "Smtp:Password", "DJANGO_SECRET_KEY", "API_SECRET", "redis_password", "MYSQL_ROOT_PASSWORD")
+# Django's key alphabet and a generated password's symbols: each one ends a token (whole.py).
+# Not ( and ): a bare value with a bracket is read as a call (`key = make(...)`) and not found at
+# all, which is the rule's judgement, not this mechanism's
+SYMBOLS = "!@$%^&*-_=+#"
+KEY_CHARS = string.ascii_letters + string.digits + SYMBOLS
+
+
+def _gone(value: str, clean: str) -> bool:
+    return not any(value[i:i + 8] in clean for i in range(max(1, len(value) - 7)))
+
+
+def _words(seed: int) -> str:
+    rnd = random.Random(seed)
+    return " ".join("".join(rnd.choice(string.ascii_lowercase) for _ in range(rnd.randint(4, 9)))
+                    for _ in range(rnd.randint(3, 6)))
+
+
+def _symbolic(seed: int) -> str:
+    """A generated key: random characters of Django's alphabet, each kind present."""
+    rnd = random.Random(seed)
+    body = [rnd.choice(KEY_CHARS) for _ in range(rnd.randint(30, 60))]
+    for alphabet in (string.ascii_lowercase, string.ascii_uppercase, string.digits, SYMBOLS):
+        body[rnd.randrange(len(body))] = rnd.choice(alphabet)
+    return rnd.choice(string.ascii_letters) + "".join(body) + rnd.choice(string.ascii_letters)
+
+
+passphrase = st.integers(0, 2**32).map(_words)
+symbolic = st.integers(0, 2**32).map(_symbolic)
+VALUES = st.one_of(passphrase, symbolic)
+
+LAYOUTS = (
+    "{k}={v}\nLOG_LEVEL=info",
+    "export {k}={v}\nexport REGION=eu-west-1",
+    "db:\n  {k}: {v}\n  port: 5432",
+    "    environment:\n      - {k}={v}\n      - TZ=UTC",
+    "Config dump: Smtp:Host=smtp.example.org; {k}={v}; Smtp:Port=587",
+    "the new one: `{k}={v}` (rotated today)",
+    "  \u23bf  {k}={v}\n     TZ=UTC",
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(key=st.sampled_from(KEYS), value=VALUES, layout=st.sampled_from(LAYOUTS))
+def test_a_value_is_cut_to_its_field_end(key: str, value: str, layout: str) -> None:
+    text = layout.format(k=key, v=value)
+    clean = scrub.scrub(text)[0]
+    assert _gone(value, clean), (text, clean)
+    after = layout.split("{v}", 1)[1]
+    for kept in ("LOG_LEVEL=info", "REGION=eu-west-1", "port: 5432", "TZ=UTC", "Smtp:Port=587", "(rotated today)"):
+        if kept in after:
+            assert kept in clean, (text, clean)
+
+
+@settings(max_examples=100, deadline=None)
+@given(key=st.sampled_from(KEYS), value=symbolic,
+       tail=st.sampled_from(("  # the prod one", " # rotated", " && npm run build", " || exit 1", " | tee log",
+                             " user=deploy", " (prod)", " - rotated monthly", "\tcomment")))
+def test_what_ends_a_field_stays(key: str, value: str, tail: str) -> None:
+    text = f"{key}={value}{tail}\nNEXT=1"
+    clean = scrub.scrub(text)[0]
+    assert _gone(value, clean), (text, clean)
+    assert clean.endswith(tail.lstrip(" ") + "\nNEXT=1") or clean.endswith(tail + "\nNEXT=1"), (text, clean)
+
+
+def test_a_token_known_by_its_format_ends_where_the_format_does() -> None:
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mNq2pR4sT6uV8wX0yZ1cD"
+    clean = scrub.scrub(f"GITHUB_TOKEN={token} and again {token}")[0]
+    assert clean == "GITHUB_TOKEN=[REDACTED:github-token] and again [REDACTED:github-token]"
+
+
+def test_a_key_inside_a_line_is_not_a_field_start() -> None:
+    # logfmt: the value ends at its space as before; the fields after it stay
+    text = "ts=2026-12-03T10:00:00Z level=info password=Zq8kL2pAb3 user=bob trace_id=4bf92f3577b34da6a3ce929d0e0e4736"
+    clean = scrub.scrub(text)[0]
+    assert "Zq8kL2pAb3" not in clean and "user=bob trace_id=4bf92f3577b34da6a3ce929d0e0e4736" in clean
+
+
+def test_quoted_values_and_the_switch() -> None:
+    assert scrub.scrub('password = "staple otter battery" # x')[0] == 'password = "[REDACTED:credential-assignment]" # x'
+    text = "password = staple otter battery rocket"
+    assert scrub.scrub(text)[0] == "password = [REDACTED:credential-assignment]"
+    assert scrub.scrub(text, disabled=("field-end",))[0] == "password = [REDACTED:credential-assignment] otter battery rocket"
