@@ -114,7 +114,8 @@ redacted as found.
 `generic-high-entropy`, `credential-i18n`) where the key starts its field (a line, after
 indentation, a list or quote mark, `export`; a `` `code span` ``; a `; `-separated setting) is
 redacted to the field's end: `password = staple otter battery rocket` is one passphrase, and a
-Django key's `( ) & %% #` do not end it. The field ends at the line's end, a comment (` #`, ` //`),
+Django key's `( ) & %% #` do not end it. A shell variable's `NAME=value` is one shell word: it
+ends at the first blank too (`PGPASSWORD=x psql -h host`). The field ends at the line's end, a comment (` #`, ` //`),
 an aside (` (`, ` - `), two blanks or a tab, `; `, ` && `, ` || `, ` | `, the next `key=`, or the
 code span's closing backtick; a value a vendor rule knows by its format (`ghp_...`) ends where the
 format does, and a key inside a line (logfmt's `level=info password=x user=y`) is read as before.

@@ -1,8 +1,8 @@
 """An unquoted value given to a key that starts its field runs to the field's end.
 
-In an env file, an INI or properties file, a YAML mapping, a compose `environment:` list or a
-.NET configuration dump, the value of ``KEY=value`` / ``key: value`` is everything up to the end
-of its line: ``password = staple otter battery rocket`` is one passphrase, and a Django key holds
+In an INI or properties file, a YAML mapping or a .NET configuration dump, the value of
+``key = value`` / ``key: value`` / ``a.b.password=value`` is everything up to the end of its
+line: ``password = staple otter battery rocket`` is one passphrase, and a Django key holds
 ``( ) & % #``, which end a token (whole.py). A rule reads such a value up to its first space or
 bracket, so its cut left the rest of the secret behind. Here a secret's cut that starts right after
 such a key grows to where the field ends: the end of the line, or before the first of
@@ -12,7 +12,9 @@ such a key grows to where the field ends: the end of the line, or before the fir
 - the next ``key=`` (logfmt, a shell's env prefix) or ``key: ``;
 - the closing backtick, where the key opened a code span (`` `KEY=value` ``).
 A key starts its field at the line's start (after indentation, a list or quote mark, ``export``,
-``set``), after a backtick, or after ``; ``. A value in quotes is the rules' own business.
+``set``), after a backtick, or after ``; ``. A shell variable's ``NAME=value`` (no blank around
+``=``) is one shell word, so its value ends at the first blank too: ``PGPASSWORD=x psql -h host``.
+A value in quotes is the rules' own business.
 """
 
 from __future__ import annotations
@@ -27,8 +29,11 @@ NAME = "field-end"  # turns this off, in `disabled_rules`, as a rule's name does
 _KEY = re.compile(
     r"(?:^|(?<=`)|(?<=;[ \t]))[ \t]*(?:[-*>|\u2502\u23bf\u2514\u251c+][ \t]+)*"
     r"(?:(?:export|set|setx|declare[ \t]+-x)[ \t]+)?"
-    r"[A-Za-z_$@][\w.\-:\[\]@$]{0,80}[ \t]*(?::=|=|:)[ \t]*\Z"
+    r"(?P<key>[A-Za-z_$@][\w.\-:\[\]@$]{0,80})(?P<op>[ \t]*(?::=|=|:)[ \t]*)\Z"
 )
+# a shell variable's NAME=value: the value is one shell word (PGPASSWORD=x psql -h host ...)
+_SHELL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_BLANK = re.compile(r"[ \t]")
 # where a field ends, searched from the value's end
 _END = re.compile(r"[ \t]+(?:#|//|[(\[{<]|[-\u2013\u2014]+(?:[ \t]|$))|[ \t]{2,}|\t|;(?:[ \t]|$)|[ \t]+(?:&&|\|\|?)(?:[ \t]|$)"
                   r"|[ \t]+[A-Za-z_][\w.\-]{0,80}(?:=|:[ \t])")
@@ -67,6 +72,9 @@ def _end(text: str, f: Finding) -> int:
     if m.start() > 0 and lead[m.start() - 1] == "`":
         close = text.find("`", e, stop)
         stop = close if close >= 0 else stop
+    if m.group("op") == "=" and _SHELL_NAME.fullmatch(m.group("key")):
+        blank = _BLANK.search(text, e, stop)
+        stop = blank.start() if blank is not None else stop
     if stop - e > _MAX:
         return e
     end = _END.search(text, e, stop)
