@@ -116,3 +116,4 @@ def test_quoted_values_and_the_switch() -> None:
     text = "password = staple otter battery rocket"
     assert scrub.scrub(text)[0] == "password = [REDACTED:credential-assignment]"
     assert scrub.scrub(text, disabled=("field-end",))[0] == "password = [REDACTED:credential-assignment] otter battery rocket"
+

@@ -358,13 +358,15 @@ def random_looking(value: str) -> bool:
 # An angle bracket is a placeholder's (<your token>, sk-<key>, <paste here) where it opens the
 # value or closes within it; a random password may hold one alone (2SevpYHv<Hf1v4XgP).
 ANGLE = r"^<|<[^<>]*>"
-FAKE = re.compile(r"([xX*.#])\1{7}|(\d)\2{15}|EXAMPLE|" + ANGLE + r"|\$\{|^\$")
+# what CI systems and log filters print instead of a value: GitLab's [MASKED], [FILTERED], (hidden)
+MASK_MARK = r"^[\[(](?i:masked|redacted|filtered|hidden|removed|omitted|sensitive|sanitized|scrubbed|censored|secret)[\])]"
+FAKE = re.compile(r"([xX*.#])\1{7}|(\d)\2{15}|EXAMPLE|" + ANGLE + "|" + MASK_MARK + r"|\$\{|^\$")
 LOWER_RUN = re.compile(r"([a-z])\1{15}")  # apart: in one pattern it slowed every search by half
 # Both for ASCII text, without backreferences, spelled out: 8 of x X * . #, 16 of a digit or of a
 # lower-case letter, and the rest as they are (Python's \d also takes other scripts' digits, so a
 # non-ASCII value goes the way above)
 _FAKE_ASCII = compile_bytes("|".join([re.escape(c * 8) for c in "xX*.#"] + [c * 16 for c in "0123456789abcdefghijklmnopqrstuvwxyz"]
-                                     + ["EXAMPLE", ANGLE, r"\$\{", r"^\$"]))
+                                     + ["EXAMPLE", ANGLE, MASK_MARK, r"\$\{", r"^\$"]))
 
 
 _MASKED_TAILS = ("###", "***", "[REDACTED", "[Redacted", "[redacted")
