@@ -67,6 +67,7 @@ NAMES = frozenset((
     "env-line",
     "everywhere",
     "facebook-token",
+    "field-end",
     "flutterwave-key",
     "flyio-token",
     "frameio-token",

@@ -9,7 +9,7 @@ from jevlin_hooks.base import config, spool
 from jevlin_hooks.privacy import record
 from jevlin_hooks.privacy.checks import LEFT_ALONE
 from jevlin_hooks.privacy.checks.judges import JUDGES
-from jevlin_hooks.privacy.engine import joints, views, whole
+from jevlin_hooks.privacy.engine import fieldend, joints, views, whole
 from jevlin_hooks.privacy.rules import ALPHABETS, RULES
 from jevlin_hooks.privacy.rules.printed import COMMANDS
 
@@ -109,6 +109,16 @@ random-looking piece at a width nothing else in the text shows. A space, a quote
 #` and every other character end a token, so a key name, JSON punctuation, a URL's host and the
 next word stay; a command-line flag glued to a value (`-pSECRET`) stays too. Personal data is
 redacted as found.
+
+**Field ends.** An unquoted value given to a credential-named key (`credential-assignment`,
+`generic-high-entropy`, `credential-i18n`) where the key starts its field (a line, after
+indentation, a list or quote mark, `export`; a `` `code span` ``; a `; `-separated setting) is
+redacted to the field's end: `password = staple otter battery rocket` is one passphrase, and a
+Django key's `( ) & %% #` do not end it. A shell variable's `NAME=value` is one shell word: it
+ends at the first blank too (`PGPASSWORD=x psql -h host`). The field ends at the line's end, a comment (` #`, ` //`),
+an aside (` (`, ` - `), two blanks or a tab, `; `, ` && `, ` || `, ` | `, the next `key=`, or the
+code span's closing backtick; a value a vendor rule knows by its format (`ghp_...`) ends where the
+format does, and a key inside a line (logfmt's `level=info password=x user=y`) is read as before.
 
 Each part can be turned off like a rule, by its name in `disabled_rules`: %(names)s. YAML literal
 and folded blocks (`password: |`, `api_secret: >-`) under a credential-named key are redacted line
@@ -282,7 +292,7 @@ def markdown() -> str:
         out.append(f"| `{j.name}` | {j.category} | {desc} |\n")
     out.append(SPLIT % {"depth": views.MAX_DEPTH, "widths": ", ".join(map(str, sorted(joints.WRAP_WIDTHS))),
                          "marks": " ".join(f"`{m}`" for m in sorted(joints.CONTINUATION_MARKS)),
-                         "names": ", ".join(f"`{n}`" for n in (*views.OFF, whole.NAME))})
+                         "names": ", ".join(f"`{n}`" for n in (*views.OFF, whole.NAME, fieldend.NAME))})
     out.append(LAYOUTS)
     out.append(PERSONAL)
     for switch, names in config.PERSONAL_FAMILIES.items():

@@ -370,13 +370,15 @@ ANGLE = r"^<|<[A-Za-z0-9 _.:/|\-]*>"
 # too, with a symbol after its first letters ($h@d0w&38, $@lm0n!36)
 DOLLAR = r"^\$(?:[{(]|[A-Za-z_][A-Za-z0-9_]*(?:$|[.:\[\-/$'\"]))"
 DOLLAR_REFERENCE = re.compile(DOLLAR)
-FAKE = re.compile(r"([xX*.#])\1{7}|(\d)\2{15}|EXAMPLE|" + ANGLE + r"|\$\{|" + DOLLAR)
+# what CI systems and log filters print instead of a value: GitLab's [MASKED], [FILTERED], (hidden)
+MASK_MARK = r"^[\[(](?i:masked|redacted|filtered|hidden|removed|omitted|sensitive|sanitized|scrubbed|censored|secret)[\])]"
+FAKE = re.compile(r"([xX*.#])\1{7}|(\d)\2{15}|EXAMPLE|" + ANGLE + "|" + MASK_MARK + r"|\$\{|" + DOLLAR)
 LOWER_RUN = re.compile(r"([a-z])\1{15}")  # apart: in one pattern it slowed every search by half
 # Both for ASCII text, without backreferences, spelled out: 8 of x X * . #, 16 of a digit or of a
 # lower-case letter, and the rest as they are (Python's \d also takes other scripts' digits, so a
 # non-ASCII value goes the way above)
 _FAKE_ASCII = compile_bytes("|".join([re.escape(c * 8) for c in "xX*.#"] + [c * 16 for c in "0123456789abcdefghijklmnopqrstuvwxyz"]
-                                     + ["EXAMPLE", ANGLE, r"\$\{", DOLLAR]))
+                                     + ["EXAMPLE", ANGLE, MASK_MARK, r"\$\{", DOLLAR]))
 
 
 _MASKED_TAILS = ("###", "***", "[REDACTED", "[Redacted", "[redacted")

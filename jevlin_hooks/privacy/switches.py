@@ -12,14 +12,14 @@ adding a rule or a switch, write the copy again:
 from __future__ import annotations
 
 from jevlin_hooks.privacy.checks.judges import JUDGES, LAYOUT
-from jevlin_hooks.privacy.engine import everywhere, views, whole
+from jevlin_hooks.privacy.engine import everywhere, fieldend, views, whole
 from jevlin_hooks.privacy.rules import RULES
 
 
 def names() -> list[str]:
     """The names, sorted."""
     return sorted({r.name for r in RULES} | {j.name for j in JUDGES}
-                  | {LAYOUT, whole.NAME, everywhere.EVERYWHERE, *views.OFF})
+                  | {LAYOUT, whole.NAME, fieldend.NAME, everywhere.EVERYWHERE, *views.OFF})
 
 
 def module_text() -> str:

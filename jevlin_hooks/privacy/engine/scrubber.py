@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from jevlin_hooks.privacy import automaton, checks
 from jevlin_hooks.privacy.checks import Check
 from jevlin_hooks.privacy.checks.judges import JUDGES
-from jevlin_hooks.privacy.engine import anchored, everywhere, fields, prefilter, scan, views, whole
+from jevlin_hooks.privacy.engine import anchored, everywhere, fieldend, fields, prefilter, scan, views, whole
 from jevlin_hooks.privacy.engine import windows as by_lines
 from jevlin_hooks.privacy.engine.everywhere import EVERYWHERE, NO_CUTS, Cuts
 from jevlin_hooks.privacy.engine.findings import Finding, merge
@@ -125,6 +125,7 @@ class Scrubber:
         # cut whole tokens (whole.py), but where the check's span is the value whole (printed output)
         self._secret = frozenset(r.name for r, c in zip(self.rules, self.checks, strict=True)
                                  if r.category == "secret" and (c is None or c.whole))
+        self._field_value = frozenset(r.name for r in self.rules if r.field_value and r.name in self._secret)
         self._prefixes = {r.name: tuple(k.lower() for k in r.keywords) for r in self.rules if r.category == "secret" and r.keywords}
         # the rules whose values spread (everywhere.py): those found by their context (a key name,
         # a flag, a word nearby); a value a rule matches alone is found again wherever it is
@@ -271,6 +272,8 @@ class Scrubber:
         off = set(disabled)
         view = one_byte_view(text)
         findings, joints = self._found(text, off, view)
+        if fieldend.NAME not in off:
+            findings = fieldend.grow(text, findings, self._field_value)
         if whole.NAME not in off:
             findings = whole.whole(text, view, findings, joints, self._secret, self._prefixes)
         return merge(findings)

@@ -57,6 +57,9 @@ class Rule:
     anchors: tuple[str, ...] = ()
     # Every match holds an @: RE2 looks only around each one (engine/scan.py next_email).
     around_at_sign: bool = False
+    # The value is whatever the key is given: unquoted, after a key that starts its field (a
+    # line, a `code span`, a `; `-separated setting), it runs to the field's end (engine/fieldend.py).
+    field_value: bool = False
 
     @property
     def groups(self) -> tuple[int, ...]:

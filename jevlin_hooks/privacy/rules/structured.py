@@ -43,7 +43,7 @@ RULES: tuple[Rule, ...] = (
          r"(?i)(?:^|[^/A-Za-z0-9_\-])(?:x-)?(?:api-?(?:key|token)|auth-?token|access-?token|private-token|x-vault-token|x-goog-api-key)[\"']?[ \t]*:[ \t]*[\"']?([^\s\"'\\$]{6,})",
          ("key", "token"), 1, prefilter=True,
          examples=("curl -H \"X-Api-Key: {alnum:32}\" https://api.example.com", "PRIVATE-TOKEN: {b64url:20}"),
-         counter_examples=("api_key: Optional[str]",)),
+         counter_examples=("api_key: Optional[str]", "curl -H \"PRIVATE-TOKEN: [MASKED]\" https://gitlab.example.com/api/v4")),
     Rule("basic-auth-flag", "secret", "credentials given to curl/wget/httpie (-u user:pass, --user, --password; HTTPie's http/https/xh -a user:pass and --auth)",
          r"(?:\s-u\s*|--user[\s=]+|--proxy-user[\s=]+|--http-user[\s=]+|\b(?:https?|xh|xhs)\b[^\n|;&]*?[ \t](?:-a[ \t]*|--auth[ \t=]+))(?:\"([^\"\r\n]*\"?:\"?[^\"\r\n]*)\"|'([^'\r\n]*:[^'\r\n]*)'|([^\s\"']*:[^\s\"']*))",
          ("-u", "--user", "user", "-a", "--auth"), (1, 2, 3), "userpass", prefilter=True,
