@@ -47,6 +47,10 @@ PERSONAL_FAMILIES: dict[str, tuple[str, ...]] = {
     "national_ids": ("national-id", "us-ssn"),
     "iban": ("iban",),
     "vat_numbers": ("vat-number",),
+    "passport_numbers": ("passport-number",),
+    "driving_licences": ("driving-licence",),
+    "licence_plates": ("licence-plate",),
+    "medical_records": ("medical-record",),
     "personal_columns": ("personal-field",),
 }
 

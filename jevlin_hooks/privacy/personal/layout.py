@@ -37,6 +37,7 @@ _QUOTES = "\"'`"
 # closing tag, or the next "Label:" of a list of pairs on one line
 _VALUE_END = re.compile(r"\t|\s\|\s|\s?[│┃]|[ ]{3,}|</|[,;]\s*[^\W\d][\w .'’\-]{0,30}[:：]\s")
 _TOKEN_END = re.compile(r"[\s&\"'<>;]")
+_MORE_PAIRS = re.compile(r"[=&\"'<>;:]")
 _RULE_LINE = re.compile(r"^[\s\-+=|:─━┼╪╋├┤┌┐└┘┬┴═╞╡╤╧╔╗╚╝╠╣╦╩║│┃]*$")
 # what may follow a key: a separator, a quote before one, a cell's end, a tag's end or attribute
 _AFTER_KEY = frozenset(":=：|│┃\t,;>\n\r\"'`\\] ")  # " ": only before a separator or a run of spaces
@@ -151,6 +152,8 @@ def _inline(text: str, i: int, op: str | None) -> tuple[int, int] | None:
     end = len(text) if end < 0 else end
     if tight:
         m = _TOKEN_END.search(text, i, end)
+        if m is not None and text[m.start()] == " " and not _MORE_PAIRS.search(text, m.start(), end):
+            m = None  # an env dump's unquoted value runs to its line's end (GIT_AUTHOR_NAME=Jane Doe)
     else:
         m = _VALUE_END.search(text, i, end)
         if op in ("|", "│", "┃"):

@@ -31,7 +31,7 @@ def readable(value: str) -> str:
 # --- names --------------------------------------------------------------------------------------
 
 # where a name stops: its address, a remark, the next item of a list
-_NAME_END = re.compile(r"\s*(?:<|\(|\[|,|;|\||/|\s-\s|\s–\s|\s\d)")
+_NAME_END = re.compile(r"\s*(?:<|\(|\[|,|،|、|;|\||/|\s-\s|\s–\s|\s—\s|\s\d)")
 _PARTICLES = frozenset((
     "van", "von", "de", "da", "del", "della", "der", "den", "di", "du", "la", "le", "dos", "das", "do", "bin", "bint",
     "al", "el", "ten", "ter", "y", "e", "zu", "af", "av", "mc", "st", "ibn", "ben", "het", "'t",
@@ -66,6 +66,11 @@ _CJK_NAME = re.compile(r"[\u4e00-\u9fff]{2,4}|[\u4e00-\u9fff]{1,2} [\u4e00-\u9ff
                        r"|[\u30a0-\u30ff\u3040-\u309f]{2,8}(?: [\u30a0-\u30ff\u3040-\u309f]{2,8})?")
 
 
+# a word of a script without capitals: Arabic, Hebrew, the Indic scripts, Thai (letters and their
+# combining signs; their digits and punctuation are no part of a name)
+_UNCASED_WORD = (r"[\u0620-\u065f\u066e-\u06d3\u06d5-\u06ef\u06fa-\u06ff\u05d0-\u05ea\u0591-\u05c7"
+                 r"\u0900-\u0963\u0970-\u0be5\u0bf0-\u0c65\u0c70-\u0ce5\u0cf0-\u0d65\u0d70-\u0d7f\u0e01-\u0e4e]{2,24}")
+_UNCASED_NAME = re.compile(rf"{_UNCASED_WORD}(?: {_UNCASED_WORD}){{0,3}}")
 _INITIALS = re.compile(r"(?:[^\W\d_]\.)+")
 
 
@@ -95,6 +100,8 @@ def name(value: str, specific: bool) -> Span | None:
         return None
     if _CJK_NAME.fullmatch(head):
         ok = True
+    elif not head.isascii() and _UNCASED_NAME.fullmatch(head):
+        ok = specific or " " in head  # (no capitals to tell a name from a word: two words under a bare label)
     else:
         words = head.split(" ")
         if not 1 <= len(words) <= 5 or (not specific and len(words) < 2):

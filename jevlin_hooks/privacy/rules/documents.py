@@ -1,0 +1,39 @@
+"""Personal data on identity documents and records, read under a label or a column naming them:
+passport numbers, driving licence numbers, vehicles' licence plates, medical record numbers.
+
+They have no check digit that holds across countries: a value is taken only where its key names
+it (``Passport: X1234567``, a CSV column ``plate``, ``MRN: P358915091``, ``Reisepass``,
+``Führerschein``, ``Kennzeichen``, ``immatriculation``, ``パスポート``, ``车牌``, ``환자번호``, ...)
+and has the document's shape (privacy/personal/documents.py).
+"""
+
+from __future__ import annotations
+
+from jevlin_hooks.privacy.rules import labels
+from jevlin_hooks.privacy.rules.pii import _keywords, _words
+from jevlin_hooks.privacy.rules.rule import Rule
+
+RULES: tuple[Rule, ...] = (
+    Rule(labels.PASSPORT, "pii", "passport numbers where a label or column names them (passport, passport_no, Reisepass, passeport, pasaporte, passaporto, paspoort, paszport, pasaport, паспорт, 护照, 旅券, パスポート, 여권, जवाज़/جواز السفر, hộ chiếu, ...): 6 to 12 capital letters and digits, at least two digits; a word, a date or a placeholder under the label stays",
+         _words(labels.PASSPORT_KEYWORDS, labels.PASSPORT_PHRASES), _keywords(labels.PASSPORT_KEYWORDS, labels.PASSPORT_PHRASES),
+         0, "field-passport",
+         examples=("Passport: JY9429384", "passport_no=C01X00T47",
+                   "Reisepassnummer: C4J8R7K21"),
+         counter_examples=("passport: expired", "passport_expiry: 2031-05-01", "Passport: XXXXXXXX",
+                           "the passport page is blurry")),
+    Rule(labels.DRIVING, "pii", "driving licence numbers where a label or column names them (driving licence, driver's license, DL number, Führerschein, permis de conduire, licencia de conducir, CNH, patente di guida, rijbewijs, prawo jazdy, ehliyet, körkort, водительское удостоверение, 驾驶证, 運転免許, 운전면허, ...): 5 to 24 capital letters and digits, at least four digits",
+         _words(labels.DRIVING_KEYWORDS, labels.DRIVING_PHRASES), _keywords(labels.DRIVING_KEYWORDS, labels.DRIVING_PHRASES),
+         0, "field-driving",
+         examples=("Driver's license: D1234-56789-01234", "Führerschein: B072RRE2I55"),
+         counter_examples=("driver license: valid", "driving licence class: B", "driver_license_expiry: 2030-01-01")),
+    Rule(labels.PLATE, "pii", "vehicles' licence plates where a label or column names them (license plate, plate, number plate, VRM, Kfz, Kennzeichen, plaque, immatriculation, matrícula, placa, targa, kenteken, numer rejestracyjny, plaka, госномер, 车牌, ナンバープレート, 번호판, biển số, ...): 4 to 12 letters of any script (Latin ones in capitals) and digits, at least one digit, in up to five groups",
+         _words(labels.PLATE_KEYWORDS, labels.PLATE_PHRASES), _keywords(labels.PLATE_KEYWORDS, labels.PLATE_PHRASES),
+         0, "field-plate",
+         examples=("License plate: 7ABC123", "Kennzeichen: HH-RG 3909", "车牌: 川A·2371F"),
+         counter_examples=("plate: n/a", "template: base.html", "plate: 2026-11-08", "number plate: missing")),
+    Rule(labels.MEDICAL, "pii", "medical record numbers where a label or column names them (MRN, medical record number, patient id, Patientennummer, Fallnummer, numéro de dossier, historia clínica, prontuário, cartella clinica, numer pacjenta, hasta no, номер медкарты, 病历号, カルテ番号, 환자번호, ...): 5 to 24 capital letters, digits and joints (- / . :), at least four digits",
+         _words(labels.MEDICAL_KEYWORDS, labels.MEDICAL_PHRASES), _keywords(labels.MEDICAL_KEYWORDS, labels.MEDICAL_PHRASES),
+         0, "field-medical",
+         examples=("MRN: P358915091", "patient_id=KH2019/092064"),
+         counter_examples=("MRN: pending", "patient id: none", "mrn: 12")),
+)
