@@ -6,9 +6,9 @@ and VAT numbers checked with their own libraries. left_alone.py tells users what
 
 from __future__ import annotations
 
-from jevlin_hooks.privacy.checks import documents, flags, personal, pii, printed, prose, tokens, values
+from jevlin_hooks.privacy.checks import documents, flags, people, personal, pii, printed, prose, tokens, values
 from jevlin_hooks.privacy.checks.left_alone import LEFT_ALONE
 from jevlin_hooks.privacy.checks.registry import CHECKS, Check, UnknownCheck, get
 
-__all__ = ["CHECKS", "LEFT_ALONE", "Check", "UnknownCheck", "documents", "flags", "get", "personal", "pii", "printed", "prose",
+__all__ = ["CHECKS", "LEFT_ALONE", "Check", "UnknownCheck", "documents", "flags", "people", "get", "personal", "pii", "printed", "prose",
            "tokens", "values"]

@@ -51,8 +51,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from jevlin_hooks.privacy import automaton
-from jevlin_hooks.privacy.engine import ruled
 from jevlin_hooks.privacy.checks.judges import JUDGES, LAYOUT, FieldJudge, cell_word, cell_words
+from jevlin_hooks.privacy.engine import ruled
 from jevlin_hooks.privacy.engine.findings import Finding
 from jevlin_hooks.privacy.engine.text import one_byte_view
 from jevlin_hooks.privacy.regex import UNANCHORED, compile_bytes

@@ -208,3 +208,38 @@ _EMAIL = re.compile(r"[A-Za-z0-9._%+\-]+(?:@|%40)[A-Za-z0-9.\-]+\.[A-Za-z]{2,24}
 def email(value: str) -> Span | None:
     m = _EMAIL.search(value)
     return m.span() if m else None
+
+
+# --- a greeting's addressee ---------------------------------------------------------------------
+
+# who a greeting addresses when it is no one's name: a group, the world, a time of day
+_GROUPS = frozenset("""
+team all everyone everybody folks there world guys people friends colleagues both again y'all you
+todos todas equipo chicos amigos tous toutes équipe zusammen alle leute team tutti ragazzi amici
+pessoal equipe galera allemaal iedereen wszystkim wszyscy państwo herkese arkadaşlar всем коллеги
+друзья команда всім колеги mọi người
+""".split())
+_TITLES = frozenset("""
+mr mr. mrs mrs. ms ms. miss dr dr. prof prof. sir madam herr frau fr. hr. monsieur madame mme mme. m. mlle señor
+señora sr sr. sra sra. don doña signor signore signora sig. sig.ra dott. dott.ssa senhor senhora pan pani bay bayan
+господин госпожа пан пані anh chị em
+""".split())
+
+
+def addressee(value: str) -> Span | None:
+    """The name a greeting addresses: a first name alone, a title and a name, or a full name
+    (not a group's word: team, all, everyone)."""
+    words = value.split()
+    if not words or words[0].lower() in _GROUPS or value.lower() in _GROUPS:
+        return None
+    lead = 0
+    while len(words) > 1 and words[0].lower() in _TITLES:
+        lead = value.index(words[1], lead + len(words[0]))
+        words = words[1:]
+    rest = value[lead:]
+    span = name(rest, specific=True)
+    if span is None or span != (0, len(rest)) or rest.lower() in NOT_NAMES or rest.lower() in _GROUPS:
+        return None
+    if len(words) == 1 and rest.isupper() and rest.isascii():
+        return None  # an acronym (Hi IT,)
+    return lead, lead + len(rest)

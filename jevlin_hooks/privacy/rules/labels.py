@@ -323,3 +323,15 @@ MEDICAL_KEYWORDS = (
 # The order in which a key is read: the first family whose phrase it holds names it
 # ("email_address" is an e-mail, "contact_phone" a phone, "customer_address" an address).
 ORDER = (EMAIL, IBAN, VAT, NATIONAL_ID, PASSPORT, DRIVING, MEDICAL, PLATE, CARD, BIRTH, PHONE, ADDRESS, NAME)
+
+# Mailboxes of a role, not of a person: an address whose local part (before any +tag) is one of
+# these is no personal data (support@, noreply@, billing@, security@, ...).
+ROLE_MAILBOXES = frozenset("""
+info noreply no-reply no_reply donotreply do-not-reply do_not_reply devops admin administrator hello ops alerts alert
+security support privacy billing sales contact team help helpdesk service services webmaster postmaster hostmaster
+abuse root mailer-daemon notifications notification notify news newsletter marketing office hr jobs careers press
+legal compliance finance accounts accounting invoices invoice orders feedback dev engineering it sysadmin oncall
+on-call status bounce bounces reply ci build deploy bot robot dpo gdpr enquiries inquiries kontakt contacto contato
+bonjour hola ciao hallo team-lead platform infra sre monitoring backup reports mail email system it-support
+customerservice customer-service care
+""".split())
