@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from jevlin_hooks.privacy.personal import values
+
 Span = tuple[int, int]
 
 # (upper-case letters and digits only: a word in lower case is a remark, not a number)
@@ -79,3 +81,26 @@ def medical_record(value: str) -> Span | None:
     ok = (_RECORD.fullmatch(text) is not None and 5 <= len(text) <= 24 and _digits(compact) >= 4
           and not _PLACEHOLDER.match(compact) and not _DATE.match(text))
     return _span(value, text, start, ok)
+
+
+# a person's handle: a first and a last name (and a middle one) joined by dots, in lower case,
+# digits only at its end (elena.romero, thanh.huong.vu, reem.al-ghamdi, j.doe92)
+_HANDLE = re.compile(r"[a-z][a-z'\-]{0,30}(?:\.[a-z][a-z'\-]{0,30}){1,2}[0-9]{0,4}")
+# parts of a service's or a machine's account or host, never of a person's name
+_NOT_PERSON = frozenset("""
+app svc srv bot ci cd deploy deployer admin root test dev prod stage staging local internal service system api web
+db sql read readonly write ro rw sa iam com net org io co uk de fr cloud cluster default ops build runner backup
+monitor monitoring sync worker job task user users guest demo sample example shop data etl report reports team
+""".split())
+
+
+def handle(value: str) -> Span | None:
+    """A person's user name: a dotted first.last handle (none of its parts a service's word), or
+    a full name (git's user.name)."""
+    text, start = _trimmed(value)
+    if _HANDLE.fullmatch(text) is not None:
+        parts = text.rstrip("0123456789").replace("-", ".").split(".")
+        ok = not any(p in _NOT_PERSON for p in parts) and max(len(p) for p in parts) >= 3
+        return _span(value, text, start, ok)
+    found = values.name(text, specific=False)
+    return _span(value, text, start, found == (0, len(text)))

@@ -320,10 +320,6 @@ MEDICAL_KEYWORDS = (
     "환자번호", "bệnh nhân", "bệnh án", "الملف الطبي", "رقم المريض", "मेडिकल रिकॉर्ड", "मरीज़",
 )
 
-# The order in which a key is read: the first family whose phrase it holds names it
-# ("email_address" is an e-mail, "contact_phone" a phone, "customer_address" an address).
-ORDER = (EMAIL, IBAN, VAT, NATIONAL_ID, PASSPORT, DRIVING, MEDICAL, PLATE, CARD, BIRTH, PHONE, ADDRESS, NAME)
-
 # Mailboxes of a role, not of a person: an address whose local part (before any +tag) is one of
 # these is no personal data (support@, noreply@, billing@, security@, ...).
 ROLE_MAILBOXES = frozenset("""
@@ -335,3 +331,28 @@ on-call status bounce bounces reply ci build deploy bot robot dpo gdpr enquiries
 bonjour hola ciao hallo team-lead platform infra sre monitoring backup reports mail email system it-support
 customerservice customer-service care
 """.split())
+
+# A person's user name (a login): read under these labels only, and only in a person's shape
+# (privacy/personal/documents.py handle: elena.romero, thanh.huong.vu; or a full name, as git's
+# user.name holds). A bare "user" key is left alone: it names a database's or a service's account
+# as often (user: postgres).
+USERNAME = "personal-username"
+USERNAME_PHRASES = (
+    "username", "user name", "login", "login name", "benutzername", "nom d'utilisateur", "identifiant", "utilisateur",
+    "usuario", "nombre de usuario", "usuário", "nome de usuário", "utente", "nome utente", "gebruikersnaam",
+    "nazwa użytkownika", "użytkownik", "login użytkownika", "kullanıcı adı", "kullanıcı", "имя пользователя",
+    "пользователь", "логин", "ім'я користувача", "користувач", "ユーザー名", "ユーザーid", "用户名", "账号", "帳號",
+    "사용자 이름", "사용자명", "아이디", "tên người dùng", "tên đăng nhập", "اسم المستخدم", "المستخدم", "उपयोगकर्ता नाम",
+    "שם משתמש", "ชื่อผู้ใช้", "käyttäjätunnus", "käyttäjänimi", "brugernavn", "användarnamn", "brukernavn",
+    "uživatelské jméno",
+)
+USERNAME_KEYWORDS = (
+    "username", "user name", "user.name", "login", "benutzername", "utilisateur", "identifiant", "usuario", "usuário",
+    "utente", "gebruikersnaam", "użytkownik", "użytkownika", "kullanıcı", "пользовател", "логин", "користувач",
+    "ユーザー", "用户名", "账号", "帳號", "사용자", "아이디", "người dùng", "đăng nhập", "المستخدم", "उपयोगकर्ता", "משתמש",
+    "ชื่อผู้ใช้", "käyttäjä", "brugernavn", "användarnamn", "brukernavn", "uživatel",
+)
+
+# The order in which a key is read: the first family whose phrase it holds names it
+# ("email_address" is an e-mail, "contact_phone" a phone, "customer_address" an address).
+ORDER = (EMAIL, IBAN, VAT, NATIONAL_ID, PASSPORT, DRIVING, MEDICAL, PLATE, CARD, BIRTH, PHONE, ADDRESS, USERNAME, NAME)

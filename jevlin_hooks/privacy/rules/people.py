@@ -7,6 +7,8 @@ greeting addresses (``Hi Anna,``, ``Hola, Elena:``, ``Bonjour Maxime,``, ``Hallo
 
 from __future__ import annotations
 
+from jevlin_hooks.privacy.rules import labels
+from jevlin_hooks.privacy.rules.pii import _keywords, _words
 from jevlin_hooks.privacy.rules.rule import Rule
 
 # words that open a message to someone, lower case (the gate's keywords: with what follows them)
@@ -40,3 +42,21 @@ RULES: tuple[Rule, ...] = (
                    "مرحباً ريم،\n"),
          counter_examples=("Hi team,\n", "Hello world!\n", "Hi all, the build is red", "Hey there,\n", "Hallo zusammen,\n")),
 )
+
+USERNAME_RULE = Rule(
+    labels.USERNAME, "pii", "a person's user name where a label names it (username, login, Benutzername, nom d'utilisateur, usuario, usuário, utente, gebruikersnaam, użytkownik, kullanıcı adı, имя пользователя, логин, ユーザー名, 用户名, 사용자 이름, tên đăng nhập, اسم المستخدم, ...): a first.last handle in lower case (elena.romero, thanh.huong.vu) none of whose parts is a service's word, or a full name (git's user.name); a service's account (admin, postgres, app_user, svc.deploy) stays",
+    _words(labels.USERNAME_KEYWORDS, labels.USERNAME_PHRASES), _keywords(labels.USERNAME_KEYWORDS, labels.USERNAME_PHRASES),
+    0, "field-username",
+    examples=("usuario: elena.romero", "nom d'utilisateur: maxime.lambert", "user.name=Jane Doe", "اسم المستخدم: reem.al-ghamdi"),
+    counter_examples=("username: admin", "login: postgres", "username: svc.deploy", "user name: app_user"))
+RULES = (*RULES, USERNAME_RULE)
+
+# an e-mail address written into a URL or a form: its @ percent-encoded (otpauth://totp/Acme:jane%40example.org,
+# ?email=jane%40example.org, mailto:jane%40...)
+ENCODED_EMAIL = Rule(
+    "email-encoded", "pii", "e-mail addresses with the @ percent-encoded, as a URL, a form or an otpauth:// link writes them (?email=jane.doe%40example.org, otpauth://totp/Acme:jane%40example.org); a role's mailbox stays (support%40...)",
+    r"(?i)(?:^|[^A-Za-z0-9._%+\-])([A-Za-z0-9._+\-]{1,64}%40[A-Za-z0-9.\-]{1,200}\.[A-Za-z]{2,24})\b", ("%40",), 1,
+    "email-encoded",
+    examples=("otpauth://totp/Acme:lambert.maxime99%40telenet.be?secret=JBSWY3DPEHPK3PXP", "GET /signup?email=jane.doe%40example.org&x=1"),
+    counter_examples=("GET /contact?to=support%40example.org", "a%40b"))
+RULES = (*RULES, ENCODED_EMAIL)
