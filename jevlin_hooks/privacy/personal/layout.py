@@ -72,6 +72,8 @@ def _start_kind(text: str, i: int) -> str | None:
         return "line"
     if text[i - 1] in _OPENERS or text[j - 1] in _OPENERS:
         return "opener"
+    if i >= 2 and text[i - 2:i] in (": ", "：") or text[i - 1] == "：":
+        return "opener"  # a chat line's message after its speaker: [07:46] Li Wei: 姓名: 李静
     if i - j >= 2:
         return "gap"
     return "space" if i - j == 1 and text[i - 1] == " " else None

@@ -9,7 +9,9 @@ version under ``dob``). Numbers with check digits are numbers.py's.
 
 from __future__ import annotations
 
+import functools
 import re
+import unicodedata
 import urllib.parse
 
 Span = tuple[int, int]
@@ -243,3 +245,64 @@ def addressee(value: str) -> Span | None:
     if len(words) == 1 and rest.isupper() and rest.isascii():
         return None  # an acronym (Hi IT,)
     return lead, lead + len(rest)
+
+
+# --- the name an e-mail address spells ------------------------------------------------------------
+
+# a run of two or three words in capitals (on the folded text: Latin letters without accents)
+_CAPS_RUN = re.compile(r"(?<![\w.@])[A-Z][a-z'\-]+(?:[ \t]+[A-Z][a-z'\-]+){1,2}(?![\w@])")
+_NEAR = 3000  # how far from its address a name is looked for
+
+
+@functools.lru_cache(maxsize=1)
+def _fold_table() -> dict[int, str]:
+    """Latin letters with accents to their base letter, one character for one (é: e, ø: o)."""
+    table: dict[int, str] = {}
+    for cp in range(0xC0, 0x250):
+        base = unicodedata.normalize("NFKD", chr(cp))[0]
+        if base.isascii() and base.isalpha():
+            table[cp] = base
+    table[ord("ø")], table[ord("Ø")], table[ord("ł")], table[ord("Ł")] = "o", "O", "l", "L"
+    return table
+
+
+def named_by_address(local: str, text: str, s: int, e: int) -> list[Span]:
+    """The spans near [s, e) of ``text`` of the person the address's local part ``local`` names:
+    a full name whose words it spells (emma_mulder12: Emma Mulder; lambert.maxime: Maxime Lambert;
+    e.lindqvist: Erik Lindqvist; charlottepryce: Charlotte Pryce)."""
+    toks = [t for t in re.split(r"[^a-z]+", local.lower()) if t]
+    if not toks or len(toks) > 3 or len(toks) == 1 and len(toks[0]) < 6:
+        return []
+    lo, hi = max(0, s - _NEAR), min(len(text), e + _NEAR)
+    window = text[lo:hi]
+    folded = window if window.isascii() else window.translate(_fold_table())
+    full = [t for t in toks if len(t) >= 2]
+    initial = next((t for t in toks if len(t) == 1), "")
+    out: list[Span] = []
+    for m in _CAPS_RUN.finditer(folded):
+        words = [(w.group(0).lower(), m.start() + w.start(), m.start() + w.end()) for w in _WORD.finditer(m.group(0))]
+        span = _spelt(words, toks, full, initial)
+        if span is not None and name(window[span[0]:span[1]], specific=False) == (0, span[1] - span[0]):
+            out.append((lo + span[0], lo + span[1]))
+    return out
+
+
+_WORD = re.compile(r"[^ \t]+")
+
+
+def _spelt(words: list[tuple[str, int, int]], toks: list[str], full: list[str], initial: str) -> Span | None:
+    """The longest run of ``words`` that the local part's tokens spell: each word a token (or the
+    first the initial's), or, for one token, the words run together."""
+    for n in range(len(words), 1, -1):
+        for i in range(len(words) - n + 1):
+            run = [w for w, _, _ in words[i:i + n]]
+            if len(toks) == 1:
+                ok = toks[0] == "".join(run)
+            else:
+                by_initial = bool(initial) and run[0][0] == initial and run[0] not in full
+                rest = run[1:] if by_initial else run
+                # two tokens at least (emma, mulder), or the initial's word and a token (e., lindqvist)
+                ok = all(w in full for w in rest) and len(set(rest)) == len(rest) and (len(rest) >= 2 or by_initial)
+            if ok:
+                return words[i][1], words[i + n - 1][2]
+    return None

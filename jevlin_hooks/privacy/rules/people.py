@@ -60,3 +60,21 @@ ENCODED_EMAIL = Rule(
     examples=("otpauth://totp/Acme:lambert.maxime99%40telenet.be?secret=JBSWY3DPEHPK3PXP", "GET /signup?email=jane.doe%40example.org&x=1"),
     counter_examples=("GET /contact?to=support%40example.org", "a%40b"))
 RULES = (*RULES, ENCODED_EMAIL)
+
+# a person's contact details as a list: "Customer contact: Jane Doe, +49 151 2345678, jane@example.org"
+CONTACT_LIST = Rule(
+    "contact-name", "pii", "a full name leading a list of contact details: Name, +CC phone or Name, e-mail address, after a label's colon or at a line's start (Kontaktdaten des Kunden: Katharina Müller, +49 ..., katharina@...); the name must have a full name's shape (two words in capitals, none a common word, or a name in a script without capitals)",
+    r"(?m)(?:^|[:：][ \t]*)([^\n:：,;()\[\]<>@]{2,60}?), (?:\+[0-9]|[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,24})",
+    (", +", "@"), 1, "full-name",
+    examples=("Kontaktdaten des Kunden: Katharina Müller, +49 151 2345678, k@example.de", "Jane Doe, jane.doe@example.org\n"),
+    counter_examples=("Build Server, +1 bump", "Support Team, ops@example.org"))
+RULES = (*RULES, CONTACT_LIST)
+
+# the name an address spells, near it: "Klant Emma Mulder belde ... E-mail: emma_mulder12@gmail.com"
+EMAIL_NAME = Rule(
+    "email-name", "pii", "a full name near a personal e-mail address (within 3,000 characters) whose local part spells it: emma_mulder12@ names Emma Mulder, lambert.maxime99@ Maxime Lambert, e.lindqvist@ E... Lindqvist, charlottepryce@ Charlotte Pryce (accents aside: katharina.muller@ names Katharina Müller); a role's mailbox names no one",
+    r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,24}\b", ("@",), 0, "email-name", around_at_sign=True,
+    examples=("Klant Emma Mulder belde over ORD-2851.\nE-mail: emma_mulder12@example.nl",
+              "Kontakt: Katharina Müller (katharina.muller@example.de)"),
+    counter_examples=("Release Notes by support@example.org", "Build Server at build.server@example.org\nBuild Server is down"))
+RULES = (*RULES, EMAIL_NAME)
