@@ -31,3 +31,20 @@ def _email_name(text: str, s: int, e: int, m: Any) -> list[tuple[int, int]] | No
 
 
 register(Check("email-name", span=_email_name))
+
+
+# what an honorific follows that is a role, not a name (customer, member, user, manager, teacher)
+_NOT_CJK_NAMES = frozenset("""
+お客 客 会員 利用者 ユーザー 担当者 担当 皆 皆さま 皆 管理者 社長 部長 課長 先生 お母 お父 神 王 高 老师 管理员 用户 客户 顾客
+医生 同学 大家 各位 这位 那位 该位 一位 两位 几位 고객 회원 사용자 관리자 선생 팀장 부장 과장 대리 사장 여러분 담당자 교수
+학생 환자 기사 작가 어머 아버 부모 하느 하나 아드 스승 주인 원장 실장 대표 이사 감독 선배 후배 팀원 직원
+""".split())
+
+
+@check("honorific-name")
+def honorific_name(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
+    """A name before its honorific, not a role's word (お客様, 고객님, 管理员先生)."""
+    v = value.strip()
+    return v not in _NOT_CJK_NAMES and v.replace(" ", "").replace("\u3000", "") not in _NOT_CJK_NAMES \
+        and not any(v.endswith(w) for w in ("会員", "お客", "担当", "者", "員", "고객", "회원", "사용자", "관리자", "管理员", "用户",
+                                            "客户"))

@@ -64,7 +64,7 @@ NOT_NAMES = frozenset((
     "manager", "group", "center", "centre", "office", "department", "unit", "division", "board", "committee",
     "hospital", "clinic", "school", "university", "bank", "street", "road", "avenue", "city", "park", "hotel",
 ))
-_CJK_NAME = re.compile(r"[\u4e00-\u9fff]{2,4}|[\u4e00-\u9fff]{1,2} [\u4e00-\u9fff]{1,3}|[\uac00-\ud7af]{2,4}"
+_CJK_NAME = re.compile(r"[\u4e00-\u9fff]{2,4}|[\u4e00-\u9fff]{1,3} [\u3040-\u30ff\u4e00-\u9fff]{1,5}|[\uac00-\ud7af]{2,4}"
                        r"|[\u30a0-\u30ff\u3040-\u309f]{2,8}(?: [\u30a0-\u30ff\u3040-\u309f]{2,8})?")
 
 
