@@ -264,8 +264,11 @@ def _columns(text: str, line: Span, words: tuple[str, ...], out: list[Field]) ->
 # --- CSV, semicolon-separated, TSV ----------------------------------------------------------
 
 # A header's labels: words and names of 40 characters at most, quoted or not
-_LABEL = re.compile(r'"?(?:[^\W\d]|/)[\w .\-/()#]{0,40}"?')
-_NOT_LABEL = re.compile(r'[^\w .\-/()#",;\t\r]')
+# (an apostrophe only inside a word: Driver's license, nom d'utilisateur; N° de passeport)
+# (and the vowel signs of the Indic scripts, Thai, Arabic and Hebrew, which are no \w: नाम, ชื่อ)
+_MARKS = "\u0300-\u036f\u0591-\u05c7\u064b-\u065f\u0900-\u0dff\u0e30-\u0e4e"
+_LABEL = re.compile(rf'"?(?:[^\W\d]|/)(?:[\w .\-/()#°º{_MARKS}]|(?<=\w)\'(?=\w)){{0,40}}"?')
+_NOT_LABEL = re.compile(rf'[^\w .\-/()#°º",;\t\r\'{_MARKS}]|(?<!\w)\'|\'(?!\w)')
 _CELL = {sep: re.compile(rf'[ \t]*"(?:[^"\n]|"")*"[ \t]*(?={re.escape(sep)}|\r?$)|[^{re.escape(sep)}\n]*') for sep in ",;\t"}
 
 
