@@ -9,6 +9,7 @@ version under ``dob``). Numbers with check digits are numbers.py's.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 import unicodedata
@@ -266,6 +267,16 @@ def _fold_table() -> dict[int, str]:
     return table
 
 
+@functools.lru_cache(maxsize=4)
+def _caps_runs(text: str) -> tuple[list[int], list[tuple[int, int, list[tuple[str, int, int]]]]]:
+    """The runs of words in capitals in ``text`` (folded), once a text however many addresses it
+    holds (a CSV of 300 rows): their starts, and each run's span and words (lower case, spans)."""
+    folded = text if text.isascii() else text.translate(_fold_table())
+    runs = [(m.start(), m.end(), [(w.group(0).lower(), m.start() + w.start(), m.start() + w.end())
+                                  for w in _WORD.finditer(m.group(0))]) for m in _CAPS_RUN.finditer(folded)]
+    return [r[0] for r in runs], runs
+
+
 def named_by_address(local: str, text: str, s: int, e: int) -> list[Span]:
     """The spans near [s, e) of ``text`` of the person the address's local part ``local`` names:
     a full name whose words it spells (emma_mulder12: Emma Mulder; lambert.maxime: Maxime Lambert;
@@ -273,17 +284,14 @@ def named_by_address(local: str, text: str, s: int, e: int) -> list[Span]:
     toks = [t for t in re.split(r"[^a-z]+", local.lower()) if t]
     if not toks or len(toks) > 3 or len(toks) == 1 and len(toks[0]) < 6:
         return []
-    lo, hi = max(0, s - _NEAR), min(len(text), e + _NEAR)
-    window = text[lo:hi]
-    folded = window if window.isascii() else window.translate(_fold_table())
     full = [t for t in toks if len(t) >= 2]
     initial = next((t for t in toks if len(t) == 1), "")
+    starts, runs = _caps_runs(text)
     out: list[Span] = []
-    for m in _CAPS_RUN.finditer(folded):
-        words = [(w.group(0).lower(), m.start() + w.start(), m.start() + w.end()) for w in _WORD.finditer(m.group(0))]
-        span = _spelt(words, toks, full, initial)
-        if span is not None and name(window[span[0]:span[1]], specific=False) == (0, span[1] - span[0]):
-            out.append((lo + span[0], lo + span[1]))
+    for k in range(bisect.bisect_left(starts, s - _NEAR), bisect.bisect_right(starts, e + _NEAR)):
+        span = _spelt(runs[k][2], toks, full, initial)
+        if span is not None and name(text[span[0]:span[1]], specific=False) == (0, span[1] - span[0]):
+            out.append(span)
     return out
 
 

@@ -109,7 +109,7 @@ RULES: tuple[Rule, ...] = (
                    "地址: 浙江省杭州市西湖区文三路149号"),
          counter_examples=("address: 10.0.0.12", "listen_address: 0.0.0.0:8080", "address: 0x71C7656EC7ab88b098defB751B7401B5f6d8976F",
                            "ip_address: 192.168.1.10")),
-    Rule("national-id", "pii", "national identifiers where a label or column names them, checked with python-stdnum (format and check digits): SSN, ITIN, Aadhaar, Steuer-ID, NIR, DNI/NIE/NIF, CPF/CNPJ, NIF (PT), PESEL, RRN, BSN, codice fiscale, CURP/RFC, SIN, TFN, personnummer, CPR, henkilötunnus, My Number, 身份证 (RIC), TC Kimlik, SNILS, INN, NINO, NHS, PPS, and 25 more; under a label that names no country (national_id, tax id, ID number, document number) any of them",
+    Rule("national-id", "pii", "national identifiers where a label or column names them, checked with python-stdnum (format and check digits): SSN, ITIN, Aadhaar, Steuer-ID, NIR, DNI/NIE/NIF, CPF/CNPJ, NIF (PT), PESEL, RRN, BSN, codice fiscale, CURP/RFC, SIN, TFN, personnummer, CPR, henkilötunnus, My Number, 身份证 (RIC), TC Kimlik, SNILS, INN, NINO, NHS, PPS, Emirates ID, Saudi id and iqama, RNOKPP, CCCD (its label only: no check digit), and 25 more; under a label that names no country (national_id, tax id, ID number, document number) any of them",
          _words(labels.NATIONAL_ID_KEYWORDS, ID_PHRASES), _keywords(labels.NATIONAL_ID_KEYWORDS, ID_PHRASES), 0, "field-id",
          examples=("Steuer-ID: 36574261809", "PESEL: 44051401359", '"tax_id": "390.533.447-05"', "BSN 111222333",
                    "codice fiscale: RCCMNL83S18D969H"),
