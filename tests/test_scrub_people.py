@@ -199,6 +199,9 @@ def test_a_name_an_address_spells_or_a_contact_list_leads_is_gone(seed: int) -> 
     _kept(f"{other} reviewed it.\nE-mail: {local}@example.net\n", other)
     name = _full(rng)
     _gone(f"Contact: {name}, +49 151 {rng.randrange(1000000, 9999999)}, x@example.org\n", name)
+    # an address of initials or digits spells no one: the names around it stay
+    for odd in (f"{first[0]}.{last[0]}", f"{first[0]}{last[0]}", f"{rng.randrange(10, 9999)}", "a.b.c.d"):
+        _kept(f"{other} wrote to {odd.lower()}@example.net\n", other)
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -41,7 +41,8 @@ def defaults() -> dict[str, Any]:
 # field judge) that find it. Rule names here and in privacy/rules/ are held equal by a test.
 PERSONAL_FAMILIES: dict[str, tuple[str, ...]] = {
     "phone_numbers": ("phone-number", "phone-number-labelled"),
-    "personal_names": ("personal-name", "display-name", "chat-speaker", "chat-heading", "greeting-name", "contact-name", "email-name", "honorific-name"),
+    "personal_names": ("personal-name", "display-name", "chat-speaker", "chat-heading", "greeting-name", "greeting-name-intl",
+                       "contact-name", "email-name", "honorific-name"),
     "birth_dates": ("birth-date",),
     "postal_addresses": ("postal-address",),
     "national_ids": ("national-id", "us-ssn"),

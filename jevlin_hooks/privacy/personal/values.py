@@ -9,7 +9,6 @@ version under ``dob``). Numbers with check digits are numbers.py's.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import re
 import unicodedata
@@ -250,8 +249,11 @@ def addressee(value: str) -> Span | None:
 
 # --- the name an e-mail address spells ------------------------------------------------------------
 
-# a run of two or three words in capitals (on the folded text: Latin letters without accents)
-_CAPS_RUN = re.compile(r"(?<![\w.@])[A-Z][a-z'\-]+(?:[ \t]+[A-Z][a-z'\-]+){1,2}(?![\w@])")
+# a run of two or three words in capitals (Latin letters, with accents too: Émma Müller)
+_UPPER = "".join(c for c in map(chr, range(0xC0, 0x250)) if c.isupper())
+_LOWER = "".join(c for c in map(chr, range(0xDF, 0x250)) if c.islower())
+_CAPITALISED = rf"[A-Z{_UPPER}][a-z{_LOWER}'\-]+"
+_CAPS_RUN = re.compile(rf"(?<![\w.@]){_CAPITALISED}(?:[ \t]+{_CAPITALISED}){{1,2}}(?![\w@])")
 _NEAR = 3000  # how far from its address a name is looked for
 
 
@@ -267,31 +269,56 @@ def _fold_table() -> dict[int, str]:
     return table
 
 
-@functools.lru_cache(maxsize=4)
-def _caps_runs(text: str) -> tuple[list[int], list[tuple[int, int, list[tuple[str, int, int]]]]]:
-    """The runs of words in capitals in ``text`` (folded), once a text however many addresses it
-    holds (a CSV of 300 rows): their starts, and each run's span and words (lower case, spans)."""
-    folded = text if text.isascii() else text.translate(_fold_table())
-    runs = [(m.start(), m.end(), [(w.group(0).lower(), m.start() + w.start(), m.start() + w.end())
-                                  for w in _WORD.finditer(m.group(0))]) for m in _CAPS_RUN.finditer(folded)]
-    return [r[0] for r in runs], runs
+@functools.lru_cache(maxsize=1024)
+def _token_rx(token: str) -> re.Pattern[bytes]:
+    """``token`` as a text shown with ``?`` for each character outside ASCII may write it (muller
+    finds M?ller): each letter itself or a ?."""
+    return re.compile(b"".join(b"[" + c.encode() + b"?]" for c in token))
+
+
+@functools.lru_cache(maxsize=2)
+def _lowered(text: str) -> str | None:
+    """An ASCII text in lower case, once a text whatever number of addresses it holds; None for
+    another (lower-casing may change its length: its tokens are looked for by pattern)."""
+    return text.lower() if text.isascii() else None
 
 
 def named_by_address(local: str, text: str, s: int, e: int) -> list[Span]:
     """The spans near [s, e) of ``text`` of the person the address's local part ``local`` names:
     a full name whose words it spells (emma_mulder12: Emma Mulder; lambert.maxime: Maxime Lambert;
-    e.lindqvist: Erik Lindqvist; charlottepryce: Charlotte Pryce)."""
+    e.lindqvist: Erik Lindqvist; charlottepryce: Charlotte Pryce). The longest of its words is
+    looked for first (one search near the address); runs of words in capitals only around it."""
     toks = [t for t in re.split(r"[^a-z]+", local.lower()) if t]
     if not toks or len(toks) > 3 or len(toks) == 1 and len(toks[0]) < 6:
         return []
     full = [t for t in toks if len(t) >= 2]
+    if len(toks) > 1 and not full:
+        return []  # initials alone (j.d@): they spell no name
     initial = next((t for t in toks if len(t) == 1), "")
-    starts, runs = _caps_runs(text)
+    key = max(full, key=len) if len(toks) > 1 else toks[0][:4]
+    lo, hi = max(0, s - _NEAR), min(len(text), e + _NEAR)
+    low = _lowered(text)
+    if low is not None:  # (str.find on the lower-cased text: 10 times quicker than the pattern)
+        hits, i = [], low.find(key, lo, hi)
+        while i >= 0:
+            hits.append(i)
+            i = low.find(key, i + 1, hi)
+    else:  # one byte a character, ? for the rest (an accented letter, C-fast): offsets stay the text's
+        shown = text[lo:hi].encode("ascii", "replace").lower()
+        hits = [lo + h.start() for h in _token_rx(key).finditer(shown)]
     out: list[Span] = []
-    for k in range(bisect.bisect_left(starts, s - _NEAR), bisect.bisect_right(starts, e + _NEAR)):
-        span = _spelt(runs[k][2], toks, full, initial)
-        if span is not None and name(text[span[0]:span[1]], specific=False) == (0, span[1] - span[0]):
-            out.append(span)
+    for hit in hits:
+        if s <= hit < e:
+            continue  # the address itself
+        for m in _CAPS_RUN.finditer(text, max(0, hit - 60), min(len(text), hit + len(key) + 60)):
+            if not m.start() <= hit < m.end():
+                continue
+            run = m.group(0)
+            folded = run if run.isascii() else run.translate(_fold_table())
+            words = [(w.group(0).lower(), m.start() + w.start(), m.start() + w.end()) for w in _WORD.finditer(folded)]
+            span = _spelt(words, toks, full, initial)
+            if span is not None and span not in out and name(text[span[0]:span[1]], specific=False) == (0, span[1] - span[0]):
+                out.append(span)
     return out
 
 
