@@ -276,6 +276,20 @@ def _token_rx(token: str) -> re.Pattern[bytes]:
     return re.compile(b"".join(b"[" + c.encode() + b"?]" for c in token))
 
 
+def _accented_hits(shown: bytes, key: str) -> list[int]:
+    """Where ``key`` is in ``shown`` (? for a letter outside ASCII: muller in m?ller), found from
+    its first or its last three letters (bytes.find), each place then matched whole."""
+    rx = _token_rx(key)
+    places: set[int] = set()
+    for part, back in ((key[:3].encode(), 0), (key[-3:].encode(), len(key) - 3)):
+        i = shown.find(part)
+        while i >= 0:
+            if i - back >= 0 and rx.match(shown, i - back):
+                places.add(i - back)
+            i = shown.find(part, i + 1)
+    return sorted(places)
+
+
 @functools.lru_cache(maxsize=2)
 def _lowered(text: str) -> str | None:
     """An ASCII text in lower case, once a text whatever number of addresses it holds; None for
@@ -305,7 +319,7 @@ def named_by_address(local: str, text: str, s: int, e: int) -> list[Span]:
             i = low.find(key, i + 1, hi)
     else:  # one byte a character, ? for the rest (an accented letter, C-fast): offsets stay the text's
         shown = text[lo:hi].encode("ascii", "replace").lower()
-        hits = [lo + h.start() for h in _token_rx(key).finditer(shown)]
+        hits = [lo + i for i in _accented_hits(shown, key)]
     out: list[Span] = []
     for hit in hits:
         if s <= hit < e:
