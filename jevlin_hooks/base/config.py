@@ -42,7 +42,7 @@ def defaults() -> dict[str, Any]:
 PERSONAL_FAMILIES: dict[str, tuple[str, ...]] = {
     "phone_numbers": ("phone-number", "phone-number-labelled"),
     "personal_names": ("personal-name", "display-name", "chat-speaker", "chat-heading", "greeting-name", "greeting-name-intl",
-                       "contact-name", "email-name", "honorific-name"),
+                       "contact-name", "email-name", "honorific-name", "customer-name-cjk"),
     "birth_dates": ("birth-date",),
     "postal_addresses": ("postal-address",),
     "national_ids": ("national-id", "us-ssn"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from jevlin_hooks.privacy.checks.registry import Check, check, register
@@ -48,3 +49,19 @@ def honorific_name(value: str, text: str, start: int, end: int, m: Any, lower: s
     return v not in _NOT_CJK_NAMES and v.replace(" ", "").replace("\u3000", "") not in _NOT_CJK_NAMES \
         and not any(v.endswith(w) for w in ("会員", "お客", "担当", "者", "員", "고객", "회원", "사용자", "관리자", "管理员", "用户",
                                             "客户"))
+
+
+_CUSTOMER_NAME = re.compile(r"[ ]?([\u4e00-\u9fff]{2,3}?)(?:来电|致电|打电话|反馈|表示|说|询问|來電|致電)")
+
+
+def customer_name(text: str, s: int, e: int) -> list[tuple[int, int]] | None:
+    """The two or three Han characters after a customer word at [s, e), before a verb of
+    calling or saying (客户赵雨桐来电); not a role's word."""
+    m = _CUSTOMER_NAME.match(text, e, min(len(text), e + 8))
+    if m is None or m.group(1) in _NOT_CJK_NAMES:
+        return None
+    return [m.span(1)]
+
+
+register(Check("customer-name-cjk", span=lambda text, s, e, m: customer_name(text, s, e), from_word=customer_name,
+               inside_words=True))
