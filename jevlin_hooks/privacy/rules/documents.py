@@ -14,7 +14,7 @@ from jevlin_hooks.privacy.rules.pii import _keywords, _words
 from jevlin_hooks.privacy.rules.rule import Rule
 
 RULES: tuple[Rule, ...] = (
-    Rule(labels.PASSPORT, "pii", "passport numbers where a label or column names them (passport, passport_no, Reisepass, passeport, pasaporte, passaporto, paspoort, paszport, pasaport, паспорт, 护照, 旅券, パスポート, 여권, जवाज़/جواز السفر, hộ chiếu, ...): 6 to 12 capital letters and digits, at least two digits; a word, a date or a placeholder under the label stays",
+    Rule(labels.PASSPORT, "pii", "passport numbers where a label or column names them (passport, passport_no, Reisepass, passeport, pasaporte, passaporto, paspoort, paszport, pasaport, паспорт, 护照, 旅券, パスポート, 여권, पासपोर्ट, جواز السفر, hộ chiếu, ...): 6 to 12 capital letters and digits, at least two digits; a word, a date or a placeholder under the label stays",
          _words(labels.PASSPORT_KEYWORDS, labels.PASSPORT_PHRASES), _keywords(labels.PASSPORT_KEYWORDS, labels.PASSPORT_PHRASES),
          0, "field-passport",
          examples=("Passport: JY9429384", "passport_no=C01X00T47",
