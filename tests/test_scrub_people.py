@@ -238,3 +238,43 @@ def test_cjk_names_by_their_honorific(seed: int) -> None:
     _gone(f"{ja}様から注文について電話がありました", ja)
     for role in ("고객님이 전화하셨습니다", "お客様から", "管理员先生", "担当者様"):
         assert scrub.scrub(role)[0] == role
+
+
+STREETS = ("{n} {w} Street, {c} {uk}", "{w}straße {n}, {z5} {c}", "{n} rue {w}, {z5} {c}", "Via {w} {n}, {z5} {c}",
+           "Calle {w} {n}, {z5} {c}", "ul. {w} {n}/{m}, {z2}-{z3} {c}", "{w}gatan {n}, {z3} {z2} {c}", "{w}straat {n}, {z4} {cc} {c}",
+           "{w}tie {n} B {m}, {z5} {c}", "{n} {w} Avenue, {c}, {st} {z5}")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_street_address_with_its_postcode_and_city_is_gone_without_a_label(seed: int) -> None:
+    rng = random.Random(f"street {seed}")
+    for shape in STREETS:
+        address = shape.format(n=rng.randrange(1, 999), m=rng.randrange(1, 99), w=_word(rng), c=_word(rng, 3),
+                               z5=_draw(rng, DIG, 5), z4=_draw(rng, DIG, 4), z3=_draw(rng, DIG, 3), z2=_draw(rng, DIG, 2),
+                               cc=_draw(rng, UP, 2), st=_draw(rng, UP, 2),
+                               uk=f"{_draw(rng, UP, 2)}{rng.randrange(1, 9)} {rng.randrange(1, 9)}{_draw(rng, UP, 2)}")
+        _gone(f"the parcel goes to {address} tomorrow\n", address)
+    street = _word(rng)
+    _kept(f"the {street} Street office moved; {street}straße is closed; port {rng.randrange(1000, 9999)} on Main Street\n",
+          f"{street} Street", f"{street}straße")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_form_field_is_read_by_its_name_attribute(seed: int) -> None:
+    rng = random.Random(f"form {seed}")
+    name, street = _full(rng), f"{rng.randrange(1, 99)} {_word(rng)} Street, {_word(rng, 3)} BS{rng.randrange(1, 9)} {rng.randrange(1, 9)}XX"
+    phone = f"020 {rng.randrange(1000, 9999)} {rng.randrange(1000, 9999)}"
+    html = (f'<form>\n  <input name="name" value="{name}">\n  <input type=\'tel\' name=\'phone\' value=\'{phone}\'>\n'
+            f'  <textarea name="address">{street}</textarea>\n  <input name="step" value="Run Tests">\n</form>')
+    _gone(html, name, phone, street)
+    _kept(html, "Run Tests")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_labels_in_scripts_with_vowel_signs_and_more_languages(seed: int) -> None:
+    rng = random.Random(f"labels {seed}")
+    dob = f"{rng.randrange(10, 28)}-0{rng.randrange(1, 9)}-19{rng.randrange(40, 99)}"
+    for label in ("जन्म तिथि", "تاريخ الميلاد", "Ngày sinh", "Födelsedatum", "Дата народження"):
+        _gone(f"{label}: {dob}\n", dob)
+    for label in ("Numero documento", "Identificatienummer", "Número de documento", "Номер документа"):
+        assert scrub.scrub(f"{label}: pending\n")[0] == f"{label}: pending\n"

@@ -44,7 +44,7 @@ PERSONAL_FAMILIES: dict[str, tuple[str, ...]] = {
     "personal_names": ("personal-name", "display-name", "chat-speaker", "chat-heading", "greeting-name", "greeting-name-intl",
                        "contact-name", "email-name", "honorific-name", "customer-name-cjk"),
     "birth_dates": ("birth-date",),
-    "postal_addresses": ("postal-address",),
+    "postal_addresses": ("postal-address", "street-address"),
     "national_ids": ("national-id", "us-ssn"),
     "iban": ("iban",),
     "vat_numbers": ("vat-number",),

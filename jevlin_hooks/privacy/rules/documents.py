@@ -37,3 +37,29 @@ RULES: tuple[Rule, ...] = (
          examples=("MRN: P358915091", "patient_id=KH2019/092064"),
          counter_examples=("MRN: pending", "patient id: none", "mrn: 12")),
 )
+
+# A postal address by its own shape, with no label: a house number and a street word, then a
+# postcode and a city, as most of Europe and the English-speaking countries write one on a line.
+_CITY = r"\p{Lu}[\p{L}'\-]+(?: \p{Lu}[\p{L}'\-]+){0,2}"
+_STREET_AFTER = (r"(?i:street|st\.|road|rd\.|avenue|ave\.|lane|drive|boulevard|blvd\.|way|court|place|terrace|close|walk|"
+                 r"crescent|square|parkway|highway|row|gardens|grove|hill|mews)")
+_STREET_SUFFIX = (r"(?i:stra(?:ss|ß)e|str\.|gasse|weg|allee|platz|ring|damm|laan|straat|gracht|plein|kade|dijk|vej|gade|"
+                  r"gatan|v[äa]gen|gata|tie|katu|kuja|polku|utca)")
+_STREET_BEFORE = (r"(?i:rue|avenue|av\.|boulevard|bd|chemin|place|all[ée]e|impasse|quai|via|viale|piazza|corso|largo|"
+                  r"calle|avenida|avda\.|paseo|plaza|carrer|rua|travessa|pra[çc]a|ulica|ul\.|aleja|al\.)")
+STREET_ADDRESS = Rule(
+    "street-address", "pii", "a postal address by its shape, with no label: a house number and a street (Victoria Street, Lindenstraße, rue de la République, Via Roma, Calle Sierpes, ul. Długa, Drottninggatan, Mannerheimintie, ...) then a postcode and a city on the same line (79 Church Walk, Bristol BS7 7FJ; Lindenstraße 161, 50667 Köln; 124 rue de la République, 75011 Paris; 350 Fifth Avenue, New York, NY 10118); a street named without a postcode and a city stays",
+    r"(?:^|[^\p{L}\p{N}])("
+    r"[0-9]{1,5}[A-Za-z]?,? (?:\p{Lu}[\p{L}'\-]+ ){1,3}" + _STREET_AFTER + r",? (?:[^,\n]{1,30}, )?" + _CITY
+    + r",? (?:[A-Z]{2} [0-9]{5}(?:-[0-9]{4})?|[A-Z]{1,2}[0-9][A-Z0-9]? ?[0-9][A-Z]{2})"
+    r"|\p{Lu}[\p{L}\-]*" + _STREET_SUFFIX + r" [0-9]{1,4}[A-Za-z]?(?:[\-/][0-9]{1,4})?(?: [A-Z](?: [0-9]{1,3})?)?,? (?:[^,\n]{1,20}, )?[0-9]{3} ?[0-9]{2} " + _CITY
+    + r"|\p{Lu}[\p{L}\-]*" + _STREET_SUFFIX + r" [0-9]{1,4}[A-Za-z]?(?:[\-/][0-9]{1,4})?(?: [A-Z](?: [0-9]{1,3})?)?,? (?:[^,\n]{1,20}, )?[0-9]{4} ?[A-Z]{0,2} ?" + _CITY
+    + r"|(?:[0-9]{1,4}(?:bis|ter)?,? )?" + _STREET_BEFORE + r" [^\d,\n]{2,40}?,? [0-9]{1,4}[A-Za-z]?(?:/[0-9]{1,4})?(?:,? [^,\n]{1,20})?, [0-9]{2}-?[0-9]{3} " + _CITY
+    + r"|[0-9]{1,4}(?:bis|ter)?,? " + _STREET_BEFORE + r" [^\d,\n]{2,40}?, [0-9]{5} " + _CITY
+    + r")",
+    (), 1, "", prefilter=True,
+    examples=("ship to 79 Church Walk, Bristol BS7 7FJ today", "Lindenstraße 161, 50667 Köln", "124 rue de la République, 75011 Paris",
+              "Via Roma 132, 20121 Milano MI", "ul. Długa 160/29, 00-624 Warszawa", "Drottninggatan 38, 114 55 Stockholm",
+              "Kerkstraat 22-3, 1064 SJ Utrecht", "350 Fifth Avenue, New York, NY 10118"),
+    counter_examples=("the Victoria Street office", "Lindenstraße is closed", "port 8080 on Main Street", "version 2.3, 4 workers"))
+RULES = (*RULES, STREET_ADDRESS)

@@ -80,12 +80,15 @@ BIRTH_PHRASES = (
     "data de nascimento", "nascimento", "data di nascita", "nascita", "nato il", "nata il", "date de naissance",
     "naissance", "né le", "née le", "geboortedatum", "geboren op", "data urodzenia", "urodzony", "urodzona",
     "doğum tarihi", "dogum tarihi", "дата рождения", "рождения", "生年月日", "出生日期", "出生年月日", "誕生日",
-    "생년월일", "생일",
+    "생년월일", "생일", "जन्म तिथि", "जन्मतिथि", "जन्म की तारीख", "تاريخ الميلاد", "ngày sinh", "วันเกิด", "תאריך לידה",
+    "ημερομηνία γέννησης", "дата народження", "födelsedatum", "fødselsdato", "syntymäaika", "datum narození",
+    "születési dátum", "data nașterii", "data nasterii",
 )
 BIRTH_KEYWORDS = (
     "dob", "d.o.b", "birth", "born", "geburt", "geb.", "geboren", "nacimiento", "nascimento", "nascita", "nato il",
     "nata il", "naissance", "né le", "née le", "geboorte", "urodzenia", "urodzon", "doğum", "dogum", "рождения",
-    "生年月日", "出生", "誕生日", "생년월일", "생일",
+    "生年月日", "出生", "誕生日", "생년월일", "생일", "जन्म", "الميلاد", "ngày sinh", "วันเกิด", "לידה", "γέννησης",
+    "народження", "födelsedatum", "fødselsdato", "syntymäaika", "narození", "születési", "nașterii", "nasterii",
 )
 
 ADDRESS_PHRASES = (
@@ -202,6 +205,8 @@ ID_GENERIC_PHRASES = (
     "identiteitsnummer", "kimlik", "идентификационный номер", "номер паспорта", "ausweisnummer",
     "número de documento", "numero de documento", "numéro de document", "номер документа", "номер документу",
     "dokumentnummer", "numer dokumentu", "belge no", "رقم الهوية", "الهوية", "هوية", "पहचान संख्या", "बायोमेट्रिक",
+    "numero documento", "numero di documento", "n documento", "identificatienummer", "identificatie nummer",
+    "documentnummer", "henkilöllisyystodistus", "identitetsnummer", "identifikační číslo",
 )
 NATIONAL_ID_KEYWORDS = (
     "ssn", "social security", "itin", "aadhaar", "aadhar", "आधार", "pan number", "pan card", "pan no", "steuer",
@@ -221,7 +226,8 @@ NATIONAL_ID_KEYWORDS = (
     "tax id", "taxid", "tax number", "tin", "document", "citizen id", "resident id", "gov id", "government id",
     "nat id", "идентификационный", "паспорт", "ausweisnummer", "rnokpp", "рнокпп", "іпн", "ідентифікаційн", "cccd",
     "căn cước", "cmnd", "số định danh", "emirates id", "إماراتية", "iqama", "saudi id", "الهوية", "هوية",
-    "الإقامة", "номер документ", "documento", "dokumentnummer", "dokumentu", "belge no", "पहचान",
+    "الإقامة", "номер документ", "documento", "dokumentnummer", "dokumentu", "belge no", "पहचान", "identificatie",
+    "documentnummer", "identitetsnummer", "identifikační",
 )
 
 EMAIL_PHRASES = ("email", "e-mail", "e mail", "mail", "email address", "correo", "courriel", "e-posta", "eposta",
