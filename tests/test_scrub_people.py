@@ -278,3 +278,43 @@ def test_labels_in_scripts_with_vowel_signs_and_more_languages(seed: int) -> Non
         _gone(f"{label}: {dob}\n", dob)
     for label in ("Numero documento", "Identificatienummer", "Número de documento", "Номер документа"):
         assert scrub.scrub(f"{label}: pending\n")[0] == f"{label}: pending\n"
+
+
+def _ric(rng: random.Random) -> str:
+    from stdnum.cn import ric
+    body = f"{rng.randrange(110000, 659999)}19{rng.randrange(50, 99)}0{rng.randrange(1, 9)}1{rng.randrange(0, 9)}{_draw(rng, DIG, 3)}"
+    return body + ric.calc_check_digit(body + "0")
+
+
+def _snils(rng: random.Random) -> str:
+    d = _draw(rng, DIG, 9)
+    total = sum(int(c) * w for c, w in zip(d, range(9, 0, -1), strict=True)) % 101
+    return f"{d[:3]}-{d[3:6]}-{d[6:]} {0 if total == 100 else total:02d}"
+
+
+def _cpf(rng: random.Random) -> str:
+    from stdnum.br import cpf
+    body = _draw(rng, DIG, 9)
+    n = body + cpf._calc_check_digits(body)
+    return f"{n[:3]}.{n[3:6]}.{n[6:9]}-{n[9:]}"
+
+
+def _curp(rng: random.Random) -> str:
+    from stdnum.mx import curp
+    body = f"{rng.choice(UP)}{rng.choice('AEIOU')}{_draw(rng, UP, 2)}{rng.randrange(50, 99)}0{rng.randrange(1, 9)}1{rng.randrange(0, 9)}" \
+           f"{rng.choice('HM')}{rng.choice(['JC', 'DF', 'NL', 'MC', 'VZ'])}{_draw(rng, 'BCDFGHJKLMNPRSTVZ', 3)}0"
+    return next(body + d for d in DIG if curp.is_valid(body + d))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_unlabelled_ids_of_a_strong_format_near_a_person_word(seed: int) -> None:
+    rng = random.Random(f"shape {seed}")
+    for draw in (_ric, _snils, _cpf, _curp):
+        v = draw(rng)
+        _gone(f"{rng.choice(['Customer', 'Cliente', 'patient', 'Contact'])} {_full(rng)}: {v}\n", v)
+        # the same number in a build log, with no word about a person near it, stays
+        _kept(f"build {v} finished in {rng.randrange(2, 60)}s\n", v)
+    # a wrong check digit stays even beside a person's name
+    v = _ric(rng)
+    wrong = v[:-1] + ("0" if v[-1] != "0" else "1")
+    _kept(f"Customer {_full(rng)}: {wrong}\n", wrong)

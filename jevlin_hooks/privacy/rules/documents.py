@@ -63,3 +63,27 @@ STREET_ADDRESS = Rule(
               "Kerkstraat 22-3, 1064 SJ Utrecht", "350 Fifth Avenue, New York, NY 10118"),
     counter_examples=("the Victoria Street office", "Lindenstraße is closed", "port 8080 on Main Street", "version 2.3, 4 workers"))
 RULES = (*RULES, STREET_ADDRESS)
+
+# National ids with no label, where their format and check digits leave little to chance and the
+# text around them is about a person: privacy/checks/documents.py id_shape.
+ID_SHAPE = Rule(
+    "national-id-shape", "pii", "national identifiers with no label, in a format of their own whose check digits hold (python-stdnum) and with a word about a person within 120 characters (a name, customer, patient, contact, date of birth, phone, e-mail, address, id, ... in many languages): Mexico's CURP, Italy's codice fiscale, China's resident id, the Emirates ID, Russia's SNILS, Brazil's CPF, Korea's RRN, Finland's henkilötunnus, France's NIR, India's Aadhaar (in its groups of four), Belgium's national number",
+    r"(?:^|[^\p{L}\p{N}])("
+    r"[A-Z][AEIOUX][A-Z]{2}[0-9]{6}[HM][A-Z]{5}[0-9A-Z][0-9]"
+    r"|[A-Z]{6}[0-9LMNPQRSTUV]{2}[A-EHLMPRST][0-9LMNPQRSTUV]{2}[A-Z][0-9LMNPQRSTUV]{3}[A-Z]"
+    r"|[1-9][0-9]{5}(?:19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])[0-9]{3}[0-9Xx]"
+    r"|784-?(?:19|20)[0-9]{2}-?[0-9]{7}-?[0-9]"
+    r"|[0-9]{3}-[0-9]{3}-[0-9]{3}[ \-][0-9]{2}"
+    r"|[0-9]{3}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}"
+    r"|[0-9]{6}-[1-4][0-9]{6}"
+    r"|[0-9]{6}[\-+A][0-9]{3}[0-9A-Y]"
+    r"|[12] [0-9]{2} [0-9]{2} [0-9A-B]{2} [0-9]{3} [0-9]{3} [0-9]{2}"
+    r"|[2-9][0-9]{3} [0-9]{4} [0-9]{4}"
+    r"|[0-9]{2}\.[0-9]{2}\.[0-9]{2}-[0-9]{3}\.[0-9]{2}"
+    r")(?:[^\p{L}\p{N}\-.]|[.\-](?:[^\p{N}]|$)|$)",
+    (), 1, "id-shape", prefilter=True,
+    examples=("Cliente: Juan Pérez, CURP HEGJ860524HJCRRN02", "patient Mario Rossi RSSMRA85T10A562S",
+              "contact 王磊 110105199001011232", "customer Maria Ivanova 112-233-445 95"),
+    counter_examples=("build 110105199001011232 finished", "Cliente: Juan Pérez, CURP HEGJ860524HJCRRN03",
+                      "order 4024 0071 5336", "trace 123-456-789 01"))
+RULES = (*RULES, ID_SHAPE)
