@@ -32,13 +32,16 @@ for _name, _rule in (("field-passport", labels.PASSPORT), ("field-driving", labe
 # the python-stdnum modules (or own checks) a shape may be, tried in turn
 _SHAPE_VALIDATORS = ("mx.curp", "it.codicefiscale", "cn.ric", "ae.eid", "ru.snils", "br.cpf", "kr.rrn", "fi.hetu",
                      "fr.nir", "in_.aadhaar", "be.nn")
-# words that say the text around is about a person (lower case; found as words' starts)
+# words that say the text around is about a person: whole words (not name in namespace or
+# hostname), and stems a word may go on from (nacim-iento, geburt-sdatum); lower case, any case
 _PERSON = re.compile(
-    r"(?i)(?<![^\W\d_])(?:name|nom|nombre|nome|naam|namn|navn|imi|имя|фио|піб|姓名|氏名|이름|customer|client|kund|klant|"
-    r"patient|pacient|paziente|employee|mitarbeiter|empleado|funcion|contact|kontakt|contato|contatto|dob|birth|geburt|"
-    r"nacim|nascit|naiss|phone|tel|telef|mobile|e-?mail|correo|address|adress|direcc|indiriz|ender|id|ident|document|"
-    r"passport|national|citizen|person|personal|user|guest|member|holder|applicant|клиент|пациент|сотрудник|客户|患者|"
-    r"고객|환자|cliente|müşteri|hasta|@)")
+    r"(?i)@|(?<![^\W\d_])(?:(?:name|full name|first name|last name|surname|nom|nombre|nome|naam|namn|navn|imię|имя|фио|піб|"
+    r"customer|client|cliente|kunde|klant|kund|patient|paciente|paziente|employee|contact|kontakt|contato|contatto|"
+    r"dob|phone|telephone|telefon|teléfono|telefone|telefono|mobile|e-mail|email|correo|address|adresse|adres|"
+    r"passport|citizen|member|holder|applicant|müşteri|hasta|клиент|пациент|сотрудник)(?![^\W\d_])"
+    r"|(?:birth|geburt|nacim|nascit|naiss|direcci|indirizz|endere|mitarbeiter|empleado|funcion|personnummer|"
+    r"national|identit|identif)"
+    r"|姓名|氏名|이름|客户|患者|고객|환자)")
 _CONTEXT_BEFORE, _CONTEXT_AFTER = 120, 60
 
 
