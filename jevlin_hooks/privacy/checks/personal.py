@@ -283,7 +283,7 @@ def _key_words() -> tuple[str, ...]:
 # one of them alone (a column named SIN) is read inline only (``SIN: ...``); in a longer label it
 # is read here (sin number, NIE-Nummer, USt-IdNr., P.IVA, author_name).
 _INSIDE_WORDS = frozenset(("sin", "nie", "dic", "nip", "tin", "ust", "iva", "author", "nom", "cui", "uid", "tel",
-                           "plate"))
+                           "plate", "mrn", "nhi", "nhc", "cnh", "vrm", "kfz", "dl no", "cccd"))
 
 
 def personal_field(key: str, value: str) -> str | None:

@@ -47,6 +47,16 @@ _STREET_SUFFIX = (r"(?i:stra(?:ss|ß)e|str\.|gasse|weg|allee|platz|ring|damm|laa
                   r"gatan|v[äa]gen|gata|tie|katu|kuja|polku|utca)")
 _STREET_BEFORE = (r"(?i:rue|avenue|av\.|boulevard|bd|chemin|place|all[ée]e|impasse|quai|via|viale|piazza|corso|largo|"
                   r"calle|avenida|avda\.|paseo|plaza|carrer|rua|travessa|pra[çc]a|ulica|ul\.|aleja|al\.)")
+# (the gate: a street's word, as the patterns hold it; the short English ones with their comma)
+STREET_WORDS = (
+    "street", "st., ", "road", "rd., ", "avenue", "ave., ", "lane", "drive", "boulevard", "blvd", "way, ", "court",
+    "place, ", "terrace", "close, ", "walk, ", "crescent", "square, ", "parkway", "highway", "row, ", "gardens", "grove",
+    "hill, ", "mews", "straße", "strasse", "str. ", "gasse", "weg ", "allee", "platz ", "ring ", "damm ", "laan ",
+    "straat ", "gracht ", "plein ", "kade ", "dijk ", "vej ", "gade ", "gatan ", "vägen ", "vagen ", "gata ", "tie ",
+    "katu ", "kuja ", "polku ", "utca ", "rue ", "av. ", "bd ", "chemin ", "allée ", "impasse ", "quai ", "via ", "viale ",
+    "piazza ", "corso ", "largo ", "calle ", "avda. ", "paseo ", "plaza ", "carrer ", "rua ", "travessa ", "praça ",
+    "praca ", "ulica ", "ul. ", "aleja ", "al. ",
+)
 STREET_ADDRESS = Rule(
     "street-address", "pii", "a postal address by its shape, with no label: a house number and a street (Victoria Street, Lindenstraße, rue de la République, Via Roma, Calle Sierpes, ul. Długa, Drottninggatan, Mannerheimintie, ...) then a postcode and a city on the same line (79 Church Walk, Bristol BS7 7FJ; Lindenstraße 161, 50667 Köln; 124 rue de la République, 75011 Paris; 350 Fifth Avenue, New York, NY 10118); a street named without a postcode and a city stays",
     r"(?:^|[^\p{L}\p{N}])("
@@ -57,7 +67,7 @@ STREET_ADDRESS = Rule(
     + r"|(?:[0-9]{1,4}(?:bis|ter)?,? )?" + _STREET_BEFORE + r" [^\d,\n]{2,40}?,? [0-9]{1,4}[A-Za-z]?(?:/[0-9]{1,4})?(?:,? [^,\n]{1,20})?, [0-9]{2}-?[0-9]{3} " + _CITY
     + r"|[0-9]{1,4}(?:bis|ter)?,? " + _STREET_BEFORE + r" [^\d,\n]{2,40}?, [0-9]{5} " + _CITY
     + r")",
-    (), 1, "", prefilter=True,
+    STREET_WORDS, 1, "", prefilter=True,
     examples=("ship to 79 Church Walk, Bristol BS7 7FJ today", "Lindenstraße 161, 50667 Köln", "124 rue de la République, 75011 Paris",
               "Via Roma 132, 20121 Milano MI", "ul. Długa 160/29, 00-624 Warszawa", "Drottninggatan 38, 114 55 Stockholm",
               "Kerkstraat 22-3, 1064 SJ Utrecht", "350 Fifth Avenue, New York, NY 10118"),
