@@ -236,6 +236,9 @@ def test_cjk_names_by_their_honorific(seed: int) -> None:
     _gone(f"客户{zh}来电询问订单 ORD-{rng.randrange(1000, 9999)}", zh)
     _gone(f"{ko} 고객님이 전화하셨습니다", ko)
     _gone(f"{ja}様から注文について電話がありました", ja)
+    given = "".join(rng.choice(han) for _ in range(2))
+    _gone(f"{given} さん\n\n登録情報の変更をお願いします", given)
+    _gone(f"{given}，你好：\n请更新我的资料", given)
     for role in ("고객님이 전화하셨습니다", "お客様から", "管理员先生", "担当者様"):
         assert scrub.scrub(role)[0] == role
 

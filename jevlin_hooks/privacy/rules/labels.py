@@ -350,13 +350,13 @@ USERNAME_PHRASES = (
     "пользователь", "логин", "ім'я користувача", "користувач", "ユーザー名", "ユーザーid", "用户名", "账号", "帳號",
     "사용자 이름", "사용자명", "아이디", "tên người dùng", "tên đăng nhập", "اسم المستخدم", "المستخدم", "उपयोगकर्ता नाम",
     "שם משתמש", "ชื่อผู้ใช้", "käyttäjätunnus", "käyttäjänimi", "brugernavn", "användarnamn", "brukernavn",
-    "uživatelské jméno",
+    "uživatelské jméno", "यूज़रनेम", "यूजरनेम",
 )
 USERNAME_KEYWORDS = (
     "username", "user name", "user.name", "login", "benutzername", "utilisateur", "identifiant", "usuario", "usuário",
     "utente", "gebruikersnaam", "użytkownik", "użytkownika", "kullanıcı", "пользовател", "логин", "користувач",
     "ユーザー", "用户名", "账号", "帳號", "사용자", "아이디", "người dùng", "đăng nhập", "المستخدم", "उपयोगकर्ता", "משתמש",
-    "ชื่อผู้ใช้", "käyttäjä", "brugernavn", "användarnamn", "brukernavn", "uživatel",
+    "ชื่อผู้ใช้", "käyttäjä", "brugernavn", "användarnamn", "brukernavn", "uživatel", "यूज़रनेम", "यूजरनेम",
 )
 
 # The order in which a key is read: the first family whose phrase it holds names it

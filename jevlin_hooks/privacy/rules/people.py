@@ -109,12 +109,13 @@ _HONORIFIC_WORDS = ("様", "さん", "さま", "氏", "先生", "女士", "小�
 # (a customer word is in nearly every Chinese text about software, 客户端: read from its places)
 CUSTOMER_WORDS = ("客户", "顾客", "用户", "患者", "顧客", "客戶")
 HONORIFIC_NAME = Rule(
-    "honorific-name", "pii", "a name in Chinese, Japanese or Korean told by its honorific or the customer word before it: 高橋 直樹様, 伊藤さん, 王先生, 李女士, 최서연 고객님, 김민준 씨, 客户赵雨桐来电 (a customer word before and a verb after: 来电, 致电, 反馈, 表示); a title alone (고객님, 会員様) stays",
-    r"(?:^|[^\x{4e00}-\x{9fff}\x{3040}-\x{30ff}])([\x{4e00}-\x{9fff}]{1,3}[ \x{3000}]?[\x{3040}-\x{30ff}\x{4e00}-\x{9fff}]{1,4}?)(?:様|さん|さま|氏)"
+    "honorific-name", "pii", "a name in Chinese, Japanese or Korean told by its honorific: 高橋 直樹様, 大輔 さん, 王磊先生, 李娜女士, 최서연 고객님, 김민준 씨, or by a greeting after it at a line's start (丽娟，你好); a title alone (고객님, 会員様, お客様) stays",
+    r"(?:^|[^\x{4e00}-\x{9fff}\x{3040}-\x{30ff}])([\x{4e00}-\x{9fff}]{1,3}[ \x{3000}]?[\x{3040}-\x{30ff}\x{4e00}-\x{9fff}]{1,4}?)[ \x{3000}]?(?:様|さん|さま|氏)"
+    r"|(?m:^)[ \t]*([\x{4e00}-\x{9fff}]{2,3})[，,、][ \t]*(?:你好|您好)"
     r"|(?:^|[^\x{4e00}-\x{9fff}])([\x{4e00}-\x{9fff}]{2,3})(?:先生|女士|小姐)"
     r"|(?:^|[^\x{ac00}-\x{d7af}])([\x{ac00}-\x{d7af}]{2,4}) ?(?:고객님|님|씨)(?:[^\x{ac00}-\x{d7af}]|[이가은는을를의께]|$)",
-    _HONORIFIC_WORDS, (1, 2, 3), "honorific-name",
-    examples=("高橋 直樹様から注文について電話がありました", "최서연 고객님이 전화하셨습니다", "王磊先生"),
+    (*_HONORIFIC_WORDS, "你好", "您好"), (1, 2, 3, 4), "honorific-name",
+    examples=("高橋 直樹様から注文について電話がありました", "최서연 고객님이 전화하셨습니다", "王磊先生", "大輔 さん\n", "丽娟，你好：\n"),
     counter_examples=("고객님이 전화하셨습니다", "会員様へ", "お客様から", "사용자님", "管理员先生"))
 RULES = (*RULES, HONORIFIC_NAME)
 
