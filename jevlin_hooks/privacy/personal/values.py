@@ -63,6 +63,8 @@ NOT_NAMES = frozenset((
     "pod", "volume", "disk", "backup", "restore", "migration", "migrate", "sync", "import", "export", "lead",
     "manager", "group", "center", "centre", "office", "department", "unit", "division", "board", "committee",
     "hospital", "clinic", "school", "university", "bank", "street", "road", "avenue", "city", "park", "hotel",
+    "nv", "sas", "sarl", "kg", "ohg", "oy", "oyj", "aps", "kft", "sro", "doo", "pty", "pvt", "spzoo", "bhd", "kk", "systems",
+    "solutions", "technologies", "labs", "logistics", "analytics", "software", "consulting", "group", "holdings",
 ))
 _CJK_NAME = re.compile(r"[\u4e00-\u9fff]{2,4}|[\u4e00-\u9fff]{1,3} [\u3040-\u30ff\u4e00-\u9fff]{1,5}|[\uac00-\ud7af]{2,4}"
                        r"|[\u30a0-\u30ff\u3040-\u309f]{2,8}(?: [\u30a0-\u30ff\u3040-\u309f]{2,8})?")
@@ -110,7 +112,8 @@ def name(value: str, specific: bool) -> Span | None:
             return None
         ok = all(_name_word(w, i == 0) for i, w in enumerate(words))
         if ok and not specific:
-            ok = not any(w.lower().strip(".") in NOT_NAMES for w in words)
+            # (a company's suffix with its dots, S.r.l., B.V., S.A.S.: srl, bv, sas)
+            ok = not any(w.lower().strip(".") in NOT_NAMES or w.lower().replace(".", "") in NOT_NAMES for w in words)
     if not ok:
         return None
     if text is not value:  # a form's or JSON's encoding: the whole value
