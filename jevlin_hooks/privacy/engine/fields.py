@@ -516,7 +516,7 @@ def read(text: str, words: tuple[str, ...], view: bytes = b"", where: list[int] 
             continue  # class TokenBucket:, def handle(self):: code, whose body is indented under it
         if ruled.rule_below(text, le):  # a header over a rule of dash runs (sqlite, sqlcmd, PowerShell)
             # (its rows are also read as the other layouts read them: Key/Value columns)
-            for k, v in ruled.read(text, line)[0]:
+            for k, v in ruled.read(text, line):
                 _field(text, k, v, words, out)
         if _BAR.search(body):
             block = _run(text, line, _table_line)

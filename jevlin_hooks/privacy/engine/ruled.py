@@ -42,16 +42,15 @@ def rule_below(text: str, le: int) -> bool:
     return _RULE.fullmatch(text, s, _line_end(text, s)) is not None
 
 
-def read(text: str, line: Span) -> tuple[list[Cell], list[Span]]:
+def read(text: str, line: Span) -> list[Cell]:
     """The cells of the ruled table whose header is ``line`` (the caller checked rule_below):
-    (header span, value span) of each cell of each row, and the lines read."""
+    (header span, value span) of each cell of each row."""
     ls, le = line
     rs = le + 1
     re_ = _line_end(text, rs)
     runs = [(m.start() - rs, m.end() - rs) for m in _RUN.finditer(text, rs, re_)]
     heads = [(ls + a, min(le, ls + b)) for a, b in runs]
     cells: list[Cell] = []
-    lines: list[Span] = [line, (rs, re_)]
     pos = re_
     for _ in range(MAX_ROWS):
         if pos >= len(text):
@@ -71,6 +70,5 @@ def read(text: str, line: Span) -> tuple[list[Cell], list[Span]]:
                 break
             end = runs[i + 1][0] if i + 1 < len(runs) else len(row)
             cells.append((heads[i], (s + a, s + min(end, len(row)))))
-        lines.append((s, e))
         pos = e
-    return cells, lines
+    return cells
