@@ -41,12 +41,18 @@ def defaults() -> dict[str, Any]:
 # field judge) that find it. Rule names here and in privacy/rules/ are held equal by a test.
 PERSONAL_FAMILIES: dict[str, tuple[str, ...]] = {
     "phone_numbers": ("phone-number", "phone-number-labelled"),
-    "personal_names": ("personal-name", "display-name", "chat-speaker"),
+    "personal_names": ("personal-name", "display-name", "chat-speaker", "chat-heading", "greeting-name", "greeting-name-intl",
+                       "contact-name", "email-name", "honorific-name", "customer-name-cjk"),
     "birth_dates": ("birth-date",),
-    "postal_addresses": ("postal-address",),
-    "national_ids": ("national-id", "us-ssn"),
+    "postal_addresses": ("postal-address", "street-address"),
+    "national_ids": ("national-id", "us-ssn", "national-id-shape"),
     "iban": ("iban",),
     "vat_numbers": ("vat-number",),
+    "passport_numbers": ("passport-number",),
+    "driving_licences": ("driving-licence",),
+    "licence_plates": ("licence-plate",),
+    "medical_records": ("medical-record",),
+    "user_names": ("personal-username",),
     "personal_columns": ("personal-field",),
 }
 

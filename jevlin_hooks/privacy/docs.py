@@ -176,7 +176,15 @@ no country (`national_id`, `tax id`) accepts any of them. Under a label, a value
 it names stays (a wrong check digit, a date under `phone`, a step's name under `name`). Inline
 labels are read by the rules below; tables, CSV/TSV columns, aligned columns and a key above its
 value by the layout reader, whose `personal-field` judge asks the same question and whose
-findings carry the family's rule.
+findings carry the family's rule. The reader also reads tables printed with a rule of dash runs
+under their header and no bars (SQLite's `.mode column`, `sqlcmd`, PowerShell), and a column
+headed by a short word that hides inside others (`Tel`, `SIN`, `Nom`, `plate`) when the header
+cell is that word alone. Passports, driving licences, licence plates and medical record numbers
+have no check digit that holds across countries: they are taken only under a label or column
+naming them. Names are also taken where a message's shape gives them: a chat message's heading,
+a greeting's addressee, a list of contact details, a CJK honorific, and near a personal e-mail
+address whose local part spells them. A value found by a label or a place is cut at its other
+places in the text too (`everywhere`).
 
 Each family turns off with one switch in `config.toml` (all on by default; a misspelt one is
 refused), which turns off these rules:

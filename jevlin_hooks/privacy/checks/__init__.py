@@ -6,9 +6,23 @@ and VAT numbers checked with their own libraries. left_alone.py tells users what
 
 from __future__ import annotations
 
-from jevlin_hooks.privacy.checks import assigned, codes, flags, labelled, personal, pii, printed, prose, tokens, values
+from jevlin_hooks.privacy.checks import (
+    assigned,
+    codes,
+    documents,
+    flags,
+    labelled,
+    people,
+    personal,
+    pii,
+    printed,
+    prose,
+    tokens,
+    values,
+)
 from jevlin_hooks.privacy.checks.left_alone import LEFT_ALONE
 from jevlin_hooks.privacy.checks.registry import CHECKS, Check, UnknownCheck, get
 
-__all__ = ["CHECKS", "LEFT_ALONE", "Check", "UnknownCheck", "assigned", "codes", "flags", "get", "labelled", "personal", "pii", "printed", "prose",
+__all__ = ["CHECKS", "LEFT_ALONE", "Check", "UnknownCheck", "assigned", "codes", "documents", "flags", "get", "labelled",
+           "people", "personal", "pii", "printed", "prose",
            "tokens", "values"]

@@ -20,6 +20,9 @@ reads the judges' key words once, when it is built):
   reader skips a text holding none of the enabled judges' words, and asks a judge only about keys
   holding one of its own (so the words are the judge's gate: keep them to what its keys must
   hold; a word outside ASCII is fine);
+  a word written with a header cell's delimiter (``tel,``, ``| tel ``: cell_forms) stands for a
+  key that is that word alone (a column headed Tel, SIN, Nom), which the word alone would find
+  inside thousands of others (hotel, using);
 * ``name``, ``category`` ("secret" or "pii"), ``description``, ``examples`` and
   ``counter_examples``: as a rule's (privacy/rules/rule.py): `jevlin-hooks scrub --list-rules`
   and the generated docs/privacy.md list them, and tests/test_scrub_fields.py runs every judge's
@@ -79,6 +82,27 @@ class FieldJudge:
 
 JUDGES: list[FieldJudge] = []  # in the order registered: the order they are asked in
 LAYOUT = "layout"  # in disabled_rules: no judge runs, the layout reader reads nothing
+
+
+CELL_DELIMITERS = ",;\t| "
+
+
+def cell_forms(word: str) -> tuple[str, ...]:
+    """``word`` as a whole header cell writes it: between commas, semicolons, tabs, bars, or
+    before a run of blanks (aligned columns); the gate finds these where it cannot the word."""
+    return (f"{word},", f",{word}", f"{word};", f";{word}", f"{word}\t", f"\t{word}", f"| {word} ", f"|{word}|",
+            f"{word}  ", f"  {word}")
+
+
+def cell_word(key: str, words: frozenset[str]) -> bool:
+    """Whether ``key`` is, alone, one of the words given as cell_forms (``words``: cell_words)."""
+    return key.strip(" \t*`\"'").lower() in words
+
+
+@functools.lru_cache(maxsize=64)
+def cell_words(words: tuple[str, ...]) -> frozenset[str]:
+    """The words of ``words`` given as cell_forms."""
+    return frozenset(w.strip(CELL_DELIMITERS) for w in words if w != w.strip(CELL_DELIMITERS))
 
 
 def register_judge(j: FieldJudge) -> FieldJudge:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from jevlin_hooks.privacy.checks.judges import FieldJudge, register_judge
+from jevlin_hooks.privacy.checks.judges import FieldJudge, cell_forms, register_judge
 from jevlin_hooks.privacy.checks.registry import Check, register
 from jevlin_hooks.privacy.personal import families, judge_span, numbers, signature, value_span, values
 from jevlin_hooks.privacy.personal.keys import Family
@@ -260,16 +260,21 @@ def _key_words() -> tuple[str, ...]:
     as a key writes it: social_security, national-id, taxid). A word that hides inside others
     (_INSIDE_WORDS) is replaced by the labels that hold it (sin number, nie-nummer, p.iva)."""
     words = (*labels.PHONE_KEYWORDS, *labels.NAME_KEYWORDS, *labels.BIRTH_KEYWORDS, *labels.ADDRESS_KEYWORDS,
-             *labels.NATIONAL_ID_KEYWORDS, *labels.VAT_KEYWORDS, *labels.IBAN_PHRASES)
+             *labels.NATIONAL_ID_KEYWORDS, *labels.VAT_KEYWORDS, *labels.IBAN_PHRASES, *labels.PASSPORT_KEYWORDS,
+             *labels.DRIVING_KEYWORDS, *labels.PLATE_KEYWORDS, *labels.MEDICAL_KEYWORDS, *labels.USERNAME_KEYWORDS)
     kept = [w.lower() for w in words if w.lower() not in _INSIDE_WORDS]
     phrases = (*labels.VAT_PHRASES, *labels.PHONE_PHRASES, *labels.NAME_PHRASES,
-               *(p for ps, _ in labels.ID_LABELS for p in ps), *labels.ID_GENERIC_PHRASES)
+               *(p for ps, _ in labels.ID_LABELS for p in ps), *labels.ID_GENERIC_PHRASES, *labels.PLATE_PHRASES)
     kept += [p.lower() for p in phrases if len(p) > 3 and not any(w in p.lower() for w in kept)]
     out: dict[str, None] = {}
     for w in kept:
         out[w] = None
         if " " in w:
             out.update((w.replace(" ", joint), None) for joint in ("_", "-", ""))
+    # ... and each of them as a whole cell of a header (SIN, Tel, Nom, plate): with the cell's
+    # delimiters, which the gate finds and engine/fields.py reads as "the key is this word alone"
+    for w in sorted(_INSIDE_WORDS):
+        out.update((f, None) for f in cell_forms(w))
     return tuple(out)
 
 
@@ -277,7 +282,8 @@ def _key_words() -> tuple[str, ...]:
 # authorization, the Polish "nie"): a line holding one is no more likely a table's. A key made of
 # one of them alone (a column named SIN) is read inline only (``SIN: ...``); in a longer label it
 # is read here (sin number, NIE-Nummer, USt-IdNr., P.IVA, author_name).
-_INSIDE_WORDS = frozenset(("sin", "nie", "dic", "nip", "tin", "ust", "iva", "author", "nom", "cui", "uid", "tel"))
+_INSIDE_WORDS = frozenset(("sin", "nie", "dic", "nip", "tin", "ust", "iva", "author", "nom", "cui", "uid", "tel",
+                           "plate", "mrn", "nhi", "nhc", "cnh", "vrm", "kfz", "dl no", "cccd"))
 
 
 def personal_field(key: str, value: str) -> str | None:
@@ -287,7 +293,8 @@ def personal_field(key: str, value: str) -> str | None:
     return found[0] if found is not None and found[0] in _JUDGED else None
 
 
-_JUDGED = frozenset((labels.PHONE, labels.NAME, labels.BIRTH, labels.ADDRESS, labels.NATIONAL_ID, labels.VAT, labels.IBAN))
+_JUDGED = frozenset((labels.PHONE, labels.NAME, labels.BIRTH, labels.ADDRESS, labels.NATIONAL_ID, labels.VAT, labels.IBAN,
+                     labels.PASSPORT, labels.DRIVING, labels.PLATE, labels.MEDICAL, labels.USERNAME))
 
 register_judge(FieldJudge(
     "personal-field", "pii",
@@ -300,7 +307,10 @@ register_judge(FieldJudge(
     examples=("id,full_name,phone,status\n7,Bram Bakker,+31 6 1234 5678,active\n",
               "| id | date_of_birth | city |\n|---|---|---|\n| 3 | 1984-03-02 | Porto |",
               "customer;national_id;status\n1;X1234567L;open\n",
-              "Steuer-ID\n36574261809\n"),
+              "Steuer-ID\n36574261809\n", "employee\tpassport\tplate\nE7\tGX2878301\tCP71 HEV\n",
+              "mrn            patient        dob\n-------------  -------------  ----------\nKH2019/092064  Ida Sørensen   1976-09-10\n",
+              "| # | Nom | Tel |\n|---|---|---|\n| 1 | Camille Rousseau | 06 12 34 56 78 |"),
     counter_examples=("id,name,status\n7,build-and-test,active\n", "| phone_model | os |\n|---|---|\n| Pixel 8 | 14 |",
-                      "customer;national_id;status\n1;X1234567A;open\n"),
+                      "customer;national_id;status\n1;X1234567A;open\n", "id,template,plate\n3,base.html,n/a\n",
+                      "Name      Status\n--------  ------\nbuild     passed\n"),
 ))

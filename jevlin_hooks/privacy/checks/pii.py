@@ -13,6 +13,7 @@ from jevlin_hooks.privacy.checks.decoys import server_address
 from jevlin_hooks.privacy.checks.registry import Check, check, register
 from jevlin_hooks.privacy.heuristics import in_url
 from jevlin_hooks.privacy.public import reserved_address
+from jevlin_hooks.privacy.rules import labels
 
 CARD_LENGTHS = {"4": (13, 16, 19), "5": (16,), "2": (16,), "3": (14, 15, 16, 19), "6": (16, 17, 18, 19)}
 
@@ -90,6 +91,8 @@ def email(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bo
         return False  # git@github.com:org/repo.git, user@host:path: an scp-style remote
     if in_url(text, start):
         return False  # scheme://user@host or scheme://user:pass@host: a URL
+    if value.split("@", 1)[0].split("+", 1)[0].lower() in labels.ROLE_MAILBOXES:
+        return False  # support@, noreply@, billing@: a role's mailbox, no one's personal data
     if _ID_LOCAL_PART.match(value) or text[start - 1:start] == "<" and _MESSAGE_ID_BEFORE.search(text, max(0, start - 120), start):
         return False  # Message-ID: <uuid@mail.host>, <hex@...>: a message's id, not a mailbox
     # ssh deploy@host, scp f root@host:/tmp: an account on a host, not a mailbox

@@ -51,7 +51,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from jevlin_hooks.privacy import automaton
-from jevlin_hooks.privacy.checks.judges import JUDGES, LAYOUT, FieldJudge
+from jevlin_hooks.privacy.checks.judges import JUDGES, LAYOUT, FieldJudge, cell_word, cell_words
+from jevlin_hooks.privacy.engine import ruled
 from jevlin_hooks.privacy.engine.findings import Finding
 from jevlin_hooks.privacy.engine.text import one_byte_view
 from jevlin_hooks.privacy.regex import UNANCHORED, compile_bytes
@@ -98,7 +99,7 @@ def _inner(text: str, s: int, e: int) -> Span:
 
 
 def _holds(key: str, words: tuple[str, ...]) -> bool:
-    return _words_rx(words).search(key) is not None
+    return _words_rx(words).search(key) is not None or cell_word(key, cell_words(words))
 
 
 def _field(text: str, key: Span, value: Span, words: tuple[str, ...], out: list[Field]) -> None:
@@ -266,8 +267,11 @@ def _columns(text: str, line: Span, words: tuple[str, ...], out: list[Field]) ->
 # --- CSV, semicolon-separated, TSV ----------------------------------------------------------
 
 # A header's labels: words and names of 40 characters at most, quoted or not
-_LABEL = re.compile(r'"?(?:[^\W\d]|/)[\w .\-/()#]{0,40}"?')
-_NOT_LABEL = re.compile(r'[^\w .\-/()#",;\t\r]')
+# (an apostrophe only inside a word: Driver's license, nom d'utilisateur; N° de passeport)
+# (and the vowel signs of the Indic scripts, Thai, Arabic and Hebrew, which are no \w: नाम, ชื่อ)
+_MARKS = "\u0300-\u036f\u0591-\u05c7\u064b-\u065f\u0900-\u0dff\u0e30-\u0e4e"
+_LABEL = re.compile(rf'"?(?:[^\W\d]|/)(?:[\w .\-/()#°º{_MARKS}]|(?<=\w)\'(?=\w)){{0,40}}"?')
+_NOT_LABEL = re.compile(rf'[^\w .\-/()#°º",;\t\r\'{_MARKS}]|(?<!\w)\'|\'(?!\w)')
 _CELL = {sep: re.compile(rf'[ \t]*"(?:[^"\n]|"")*"[ \t]*(?={re.escape(sep)}|\r?$)|[^{re.escape(sep)}\n]*') for sep in ",;\t"}
 
 
@@ -513,6 +517,10 @@ def read(text: str, words: tuple[str, ...], view: bytes = b"", where: list[int] 
         body = text[ls:le]
         if body.rstrip().endswith(":") and body.lstrip().startswith(_BLOCK_HEADS):
             continue  # class TokenBucket:, def handle(self):: code, whose body is indented under it
+        if ruled.rule_below(text, le):  # a header over a rule of dash runs (sqlite, sqlcmd, PowerShell)
+            # (its rows are also read as the other layouts read them: Key/Value columns)
+            for k, v in ruled.read(text, line):
+                _field(text, k, v, words, out)
         if _BAR.search(body):
             block = _run(text, line, _table_line)
             read_lines.update(s for s, _ in block)
@@ -554,7 +562,7 @@ def findings(text: str, view: bytes, off: set[str], where: list[int] | None = No
         low = f.key.lower()
         value = text[f.start:f.end]
         for j in on:
-            if not any(w in low for w in j.key_words):
+            if not any(w in low for w in j.key_words) and not cell_word(low, cell_words(j.key_words)):
                 continue
             rule = j.judge(f.key, value)
             if rule is not None and rule not in off and (rule, f.start, f.end) not in seen:

@@ -131,7 +131,9 @@ class Scrubber:
         # a flag, a word nearby); a value a rule matches alone is found again wherever it is
         # (and the field judges': a value under a key, fields.py)
         self.spreads = frozenset(r.name for r in self.rules if r.groups != (0,) or r.near or r.check in ("yamlblock", "k8s")) \
-            | frozenset(j.name for j in JUDGES)
+            | frozenset(j.name for j in JUDGES) \
+            | frozenset(r.name for r, c in zip(self.rules, self.checks, strict=True)  # personal data its label or place gave
+                        if r.category == "pii" and c is not None and (c.from_word is not None or c.span is not None))
         self.hyperscan: Hyperscan | None = None
         self._ready = threading.Event()
         self._wants_hyperscan = prefilter and _hyperscan_installed()

@@ -13,7 +13,7 @@ identifiers, e-mail addresses, IBANs, VAT numbers, card numbers. A key may name 
 
 from __future__ import annotations
 
-from jevlin_hooks.privacy.personal import numbers, values
+from jevlin_hooks.privacy.personal import documents, numbers, values
 from jevlin_hooks.privacy.personal.keys import Family, families
 from jevlin_hooks.privacy.rules import labels
 
@@ -27,6 +27,10 @@ def _whole(value: str, ok: bool) -> Span | None:
     return start, len(value.rstrip())
 
 
+_DOCUMENTS = {labels.PASSPORT: documents.passport, labels.DRIVING: documents.driving_licence,
+              labels.PLATE: documents.plate, labels.MEDICAL: documents.medical_record, labels.USERNAME: documents.handle}
+
+
 def value_span(family: Family, value: str) -> Span | None:
     """The span of ``value`` that is personal data of ``family``, or None."""
     rule = family.rule
@@ -38,6 +42,8 @@ def value_span(family: Family, value: str) -> Span | None:
         return values.postal_address(value)
     if rule == labels.EMAIL:
         return values.email(value)
+    if rule in _DOCUMENTS:
+        return _DOCUMENTS[rule](value)
     v = values.readable(value) if "%" in value or "\\u" in value or "+" in value[1:] else value
     if rule == labels.PHONE:
         if numbers.phone(v):

@@ -51,6 +51,8 @@ def _phrases() -> list[tuple[str, Family]]:
         labels.EMAIL: labels.EMAIL_PHRASES, labels.IBAN: labels.IBAN_PHRASES, labels.VAT: labels.VAT_PHRASES,
         labels.CARD: labels.CARD_PHRASES, labels.BIRTH: labels.BIRTH_PHRASES, labels.PHONE: labels.PHONE_PHRASES,
         labels.ADDRESS: labels.ADDRESS_PHRASES, labels.NAME: labels.NAME_PHRASES,
+        labels.PASSPORT: labels.PASSPORT_PHRASES, labels.DRIVING: labels.DRIVING_PHRASES,
+        labels.PLATE: labels.PLATE_PHRASES, labels.MEDICAL: labels.MEDICAL_PHRASES, labels.USERNAME: labels.USERNAME_PHRASES,
     }
     for rule, phrases in table.items():
         out += [(p, Family(rule)) for p in phrases]

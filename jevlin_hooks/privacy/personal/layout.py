@@ -28,7 +28,9 @@ Field = tuple[str, int, int]
 MAX_KEY = 48
 # the rest of a key after its word: the word's end, and at most two more words (ID card no,
 # social security number)
-_KEY_RIGHT = re.compile(r"[\w.'’°º#/\-]*(?:[ ][\w.'’°º#/\-]+){0,2}")
+# (with the vowel signs of the Indic scripts, Thai, Arabic and Hebrew, which are no \w: आधार नंबर)
+_MARKS = "\u0300-\u036f\u0591-\u05c7\u064b-\u065f\u0900-\u0dff\u0e30-\u0e4e"
+_KEY_RIGHT = re.compile(rf"[\w.'’°º#/\-{_MARKS}]*(?:[ ][\w.'’°º#/\-{_MARKS}]+){{0,2}}")
 _SEP = re.compile(r"""(\\?["'`]?\]?)(?:[ \t]*(:=|=>|[:=：|│┃])|(\t)|([ ]{2,})|[ \t]*(\n))""")
 _OPENERS = frozenset("{[,;&?|│┃\t\"'<(`*>")
 _BULLETS = frozenset(" \t-*•·#>")
@@ -37,6 +39,7 @@ _QUOTES = "\"'`"
 # closing tag, or the next "Label:" of a list of pairs on one line
 _VALUE_END = re.compile(r"\t|\s\|\s|\s?[│┃]|[ ]{3,}|</|[,;]\s*[^\W\d][\w .'’\-]{0,30}[:：]\s")
 _TOKEN_END = re.compile(r"[\s&\"'<>;]")
+_MORE_PAIRS = re.compile(r"[=&\"'<>;:]")
 _RULE_LINE = re.compile(r"^[\s\-+=|:─━┼╪╋├┤┌┐└┘┬┴═╞╡╤╧╔╗╚╝╠╣╦╩║│┃]*$")
 # what may follow a key: a separator, a quote before one, a cell's end, a tag's end or attribute
 _AFTER_KEY = frozenset(":=：|│┃\t,;>\n\r\"'`\\] ")  # " ": only before a separator or a run of spaces
@@ -44,7 +47,7 @@ _AFTER_KEY = frozenset(":=：|│┃\t,;>\n\r\"'`\\] ")  # " ": only before a se
 
 # read backwards (on the reversed text before the word): key characters, and with spaces single
 # spaces between words
-_KEY_BEFORE = (re.compile(r"[\w.'’°º#/\-]*"), re.compile(r"[\w.'’°º#/\-]*(?:[ ][\w.'’°º#/\-]+)*"))
+_KEY_BEFORE = (re.compile(rf"[\w.'’°º#/\-{_MARKS}]*"), re.compile(rf"[\w.'’°º#/\-{_MARKS}]*(?:[ ][\w.'’°º#/\-{_MARKS}]+)*"))
 
 
 def _key_start(text: str, s: int, spaces: bool) -> int | None:
@@ -71,6 +74,8 @@ def _start_kind(text: str, i: int) -> str | None:
         return "line"
     if text[i - 1] in _OPENERS or text[j - 1] in _OPENERS:
         return "opener"
+    if i >= 2 and text[i - 2:i] in (": ", "：") or text[i - 1] == "：":
+        return "opener"  # a chat line's message after its speaker: [07:46] Li Wei: 姓名: 李静
     if i - j >= 2:
         return "gap"
     return "space" if i - j == 1 and text[i - 1] == " " else None
@@ -90,6 +95,8 @@ def fields_at(text: str, s: int, e: int) -> list[Field]:
     if after in ",;":
         return []  # only a CSV header's cell ends so: the layout reader's (engine/fields.py)
     one = _key_start(text, s, False)
+    if one is not None and one > 5 and text[one - 1] in "\"'" and text[one - 6:one - 1].lower() == "name=":
+        return _form(text, one, text.find(text[one - 1], e, e + MAX_KEY))
     if one is not None and one > 0 and text[one - 1] == "<":
         te = e
         while te < len(text) and (text[te].isalnum() or text[te] in "_.-:"):
@@ -151,6 +158,8 @@ def _inline(text: str, i: int, op: str | None) -> tuple[int, int] | None:
     end = len(text) if end < 0 else end
     if tight:
         m = _TOKEN_END.search(text, i, end)
+        if m is not None and text[m.start()] == " " and not _MORE_PAIRS.search(text, m.start(), end):
+            m = None  # an env dump's unquoted value runs to its line's end (GIT_AUTHOR_NAME=Jane Doe)
     else:
         m = _VALUE_END.search(text, i, end)
         if op in ("|", "│", "┃"):
@@ -178,6 +187,30 @@ def _below(text: str, key: str, ks: int, at: int) -> list[Field]:
     while ve > vs and text[ve - 1] in " \t\r":
         ve -= 1
     return [(key, vs, ve)] if ve > vs else []
+
+
+_FORM_VALUE = re.compile(r"""\svalue\s*=\s*(?:"([^"\n]*)"|'([^'\n]*)')""", re.IGNORECASE)
+
+
+def _form(text: str, ks: int, ke: int) -> list[Field]:
+    """A form's field named by its name attribute, the key at [ks, ke): an ``<input>``'s
+    ``value="..."``, a ``<textarea>``'s text (``<textarea name="address">...</textarea>``)."""
+    lt = text.rfind("<", max(0, ks - 200), ks)
+    gt = text.find(">", ke, ke + 400) if ke > 0 else -1
+    if lt < 0 or gt < 0 or "\n" in text[lt:ks]:
+        return []
+    tag = text[lt + 1:lt + 9].lower()
+    key = text[ks:ke]
+    if tag.startswith("input"):
+        m = _FORM_VALUE.search(text, lt, gt)
+        if m is None:
+            return []
+        g = 1 if m.start(1) >= 0 else 2
+        return [(key, m.start(g), m.end(g))] if m.end(g) > m.start(g) else []
+    if tag.startswith("textarea"):
+        end = text.find("</", gt + 1, gt + 402)
+        return [(key, gt + 1, end)] if end > gt + 1 else []
+    return []
 
 
 def _xml(text: str, key: str, ke: int) -> list[Field]:

@@ -141,7 +141,32 @@ def cn_ric(number: str) -> bool:
         return False
 
 
-_OWN = {"gb.nino": gb_nino, "ru.snils": ru_snils, "us.ssn": us_ssn, "cn.ric": cn_ric}
+def _luhn(digits: str) -> bool:
+    return bool(stdnum("luhn").is_valid(digits))
+
+
+def ae_eid(number: str) -> bool:
+    """An Emirates ID: 784 (the UAE's ISO code), a year of birth, seven digits and a Luhn check
+    digit (784-1984-1234567-1)."""
+    d = re.sub(r"[ \-]", "", number)
+    return len(d) == 15 and d.isdigit() and d.startswith("784") and 1900 <= int(d[3:7]) <= 2030 and _luhn(d)
+
+
+def sa_nid(number: str) -> bool:
+    """A Saudi national id (1...) or iqama (2...): ten digits, a Luhn check digit."""
+    d = re.sub(r"[ \-]", "", number)
+    return len(d) == 10 and d.isdigit() and d[0] in "12" and _luhn(d)
+
+
+def vn_cccd(number: str) -> bool:
+    """A Vietnamese citizen id (CCCD): twelve digits, a province code (001-096), a century and
+    sex digit, the year of birth's last two digits. It has no check digit: only under its label."""
+    d = re.sub(r"[ \-.]", "", number)
+    return len(d) == 12 and d.isdigit() and 1 <= int(d[:3]) <= 96 and len(set(d)) > 3
+
+
+_OWN = {"gb.nino": gb_nino, "ru.snils": ru_snils, "us.ssn": us_ssn, "cn.ric": cn_ric, "ae.eid": ae_eid, "sa.nid": sa_nid,
+        "vn.cccd": vn_cccd}
 
 
 @functools.lru_cache(maxsize=4096)

@@ -57,7 +57,7 @@ def fields(text: str, s: int, e: int) -> list[tuple[str, int, int]]:
             out.append((labels.PHONE, a, b))
         else:
             span = values.postal_address(line)
-            if span is not None and "," in line or span is not None and any(c.isdigit() for c in line[:8]):
+            if span is not None and ("," in line or "،" in line or any(c.isdigit() for c in line[:8])):
                 out.append((labels.ADDRESS, a + span[0], a + span[1]))
         if nl >= len(text):
             break

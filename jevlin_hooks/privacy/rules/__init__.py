@@ -9,10 +9,10 @@ personal data). Where two findings overlap, the merged one is named for the long
 
 from __future__ import annotations
 
-from jevlin_hooks.privacy.rules import context, flags, pii, printed, structured, vendors
+from jevlin_hooks.privacy.rules import context, documents, flags, people, pii, printed, structured, vendors
 from jevlin_hooks.privacy.rules.rule import ALPHABETS, Rule, counter_examples, examples, expand, pattern_pieces
 
-RULES: tuple[Rule, ...] = (*structured.RULES, *vendors.RULES, *context.RULES, *flags.RULES, *printed.RULES, *pii.RULES)
+RULES: tuple[Rule, ...] = (*structured.RULES, *vendors.RULES, *context.RULES, *flags.RULES, *printed.RULES, *pii.RULES, *documents.RULES, *people.RULES)
 BY_NAME = {r.name: r for r in RULES}
 
 __all__ = ["ALPHABETS", "BY_NAME", "RULES", "Rule", "counter_examples", "examples", "expand", "pattern_pieces"]

@@ -62,11 +62,12 @@ def _words(words: tuple[str, ...], phrases: tuple[str, ...] = ()) -> str:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("email", "pii", "e-mail addresses (not the user@host of a URL or of a git/scp remote: git@github.com:org/repo stays; nor a message's id, Message-ID: <uuid@host>, nor an address whose local part is a UUID or a long hex run)",
+    Rule("email", "pii", "e-mail addresses (not the user@host of a URL or of a git/scp remote: git@github.com:org/repo stays; nor a message's id, Message-ID: <uuid@host>, nor an address whose local part is a UUID or a long hex run, nor a role's mailbox: support@, noreply@, billing@, security@, info@, ...)",
          r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,24}\b", ("@",), 0, "email", around_at_sign=True,
          examples=("ping alice@example.com about it",),
          counter_examples=("git@github.com:org/repo.git", "ssh deploy@build-host uptime",
-                           "Message-ID: <1b34f903-0be8-452d-87ea-795a62d44df3@mail.example.com>")),
+                           "Message-ID: <1b34f903-0be8-452d-87ea-795a62d44df3@mail.example.com>",
+                           "write to support@example.com or noreply+alerts@example.org")),
     Rule("home-username", "pii", "the user name in home-directory paths (/Users/NAME, /home/NAME, C:\\Users\\NAME), also a name with spaces (C:\\Users\\John Smith\\...); the rest of the path stays, and so do the accounts a system, an image or a CI runner comes with (root, admin, ubuntu, ec2-user, runner, ci, dev, app, node, vagrant, www-data, ...)",
          r"(?:[A-Za-z]:\\{1,2}[Uu]sers\\{1,2}((?:[^/\\\s\"'<>:|*?]{1,30} ){1,3}[^/\\\s\"'<>:|*?]{1,30})\\"
          r"|(?:/[Uu]sers/|/home/|[A-Za-z]:\\{1,2}[Uu]sers\\{1,2})(?:((?:(?:[A-Z][^/\\\s\"'<>:]{0,30}|van|von|de|da|del|der|den|di|du|la|le|dos|das|bin|al|ten|ter) ){1,3}[A-Za-z][^/\\\s\"'<>:]{0,30})[/\\]|([^/\\\s\"'<>:]{1,64})))",
@@ -108,7 +109,7 @@ RULES: tuple[Rule, ...] = (
                    "地址: 浙江省杭州市西湖区文三路149号"),
          counter_examples=("address: 10.0.0.12", "listen_address: 0.0.0.0:8080", "address: 0x71C7656EC7ab88b098defB751B7401B5f6d8976F",
                            "ip_address: 192.168.1.10")),
-    Rule("national-id", "pii", "national identifiers where a label or column names them, checked with python-stdnum (format and check digits): SSN, ITIN, Aadhaar, Steuer-ID, NIR, DNI/NIE/NIF, CPF/CNPJ, NIF (PT), PESEL, RRN, BSN, codice fiscale, CURP/RFC, SIN, TFN, personnummer, CPR, henkilötunnus, My Number, 身份证 (RIC), TC Kimlik, SNILS, INN, NINO, NHS, PPS, and 25 more; under a label that names no country (national_id, tax id, ID number, document number) any of them",
+    Rule("national-id", "pii", "national identifiers where a label or column names them, checked with python-stdnum (format and check digits): SSN, ITIN, Aadhaar, Steuer-ID, NIR, DNI/NIE/NIF, CPF/CNPJ, NIF (PT), PESEL, RRN, BSN, codice fiscale, CURP/RFC, SIN, TFN, personnummer, CPR, henkilötunnus, My Number, 身份证 (RIC), TC Kimlik, SNILS, INN, NINO, NHS, PPS, Emirates ID, Saudi id and iqama, RNOKPP, CCCD (its label only: no check digit), and 25 more; under a label that names no country (national_id, tax id, ID number, document number) any of them",
          _words(labels.NATIONAL_ID_KEYWORDS, ID_PHRASES), _keywords(labels.NATIONAL_ID_KEYWORDS, ID_PHRASES), 0, "field-id",
          examples=("Steuer-ID: 36574261809", "PESEL: 44051401359", '"tax_id": "390.533.447-05"', "BSN 111222333",
                    "codice fiscale: RCCMNL83S18D969H"),
