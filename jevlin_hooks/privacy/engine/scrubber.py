@@ -119,6 +119,7 @@ class Scrubber:
         self.lines: by_lines.LinePlan = by_lines.plan(self.rules, self.checks, self.compiled, self.words, common)
         self._text_gates = {i: c.text_gate for i, c in enumerate(self.checks) if c is not None and c.text_gate is not None}
         self._located = {i: c for i, c in enumerate(self.checks) if c is not None and c.from_word is not None}
+        self._own = {i: frozenset(self.rules[i].keywords) for i in self._located}  # (built once, not per text)
         # which of Hyperscan's two ends databases a rule of bounded length is in (every text, long ones)
         self._end_db = {i: int(r.longest_in_long_texts) for i, r in enumerate(self.rules) if r.longest is not None}
         self._pii = frozenset(r.name for r in self.rules if r.category == "pii")  # a phone number is not split in two
@@ -236,7 +237,7 @@ class Scrubber:
                             by_rule.setdefault(r, []).append(hit)
                 own = by_rule.get(i)
                 if own:
-                    out.extend(scan.located_findings(rule, located[i], text, lower, own, self.words))
+                    out.extend(scan.located_findings(rule, located[i], text, lower, own, self.words, self._own[i]))
                 continue
             for c in compiled[i]:
                 if possible is not None and c.pid not in possible and c.pid in gated:

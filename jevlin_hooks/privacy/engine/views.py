@@ -73,6 +73,7 @@ class Layer:
     edits: list[tuple[int, int, int, int]]
     starts: list[int]
     joints: list[int]
+    view: bytes = b""  # the text's one-byte view (engine/text.py), where the parent's was given
 
     def parent(self, start: int, end: int) -> tuple[int, int]:
         """A span of the view (not empty) as the span of the parent it was read from: a decoded
@@ -96,9 +97,11 @@ class Layer:
         return sorted({m for vs, ve, _, _ in self.edits for m in (vs - 1, vs, ve, ve + 1) if m >= 0})
 
 
-def layer(text: str, edits: list[Edit], joined: frozenset[int] = frozenset()) -> Layer:
+def layer(text: str, edits: list[Edit], joined: frozenset[int] = frozenset(), view: bytes | None = None) -> Layer:
     """The view of ``text`` with ``edits`` (ascending, apart) made; ``joined``: the parent starts
-    of the edits that join two lines."""
+    of the edits that join two lines. ``view``: the text's one-byte view, where the caller has
+    it: the layer's is made from it piece by piece (a character's byte does not depend on its
+    neighbours), where the next layer would otherwise encode the whole text again."""
     parts: list[str] = []
     mapped: list[tuple[int, int, int, int]] = []
     joint_at: list[int] = []
@@ -113,7 +116,17 @@ def layer(text: str, edits: list[Edit], joined: frozenset[int] = frozenset()) ->
         v += len(r)
         pos = b
     parts.append(text[pos:])
-    return Layer("".join(parts), mapped, [m[0] for m in mapped], joint_at)
+    bytes_view = b""
+    if view is not None:
+        pieces: list[bytes] = []
+        pos = 0
+        for a, b, r in edits:
+            pieces.append(view[pos:a])
+            pieces.append(r.encode() if r.isascii() else one_byte_view(r))
+            pos = b
+        pieces.append(view[pos:])
+        bytes_view = b"".join(pieces)
+    return Layer("".join(parts), mapped, [m[0] for m in mapped], joint_at, bytes_view)
 
 
 def _in_words(text: str, edits: list[tuple[int, int, str, str]]) -> list[Edit]:
@@ -291,16 +304,16 @@ def layers(text: str, view: bytes, off: set[str] | frozenset[str]) -> tuple[list
         for e in merged:
             if not edits or e[0] >= edits[-1][1]:
                 edits.append(e)
-        out = [layer(text, edits, frozenset(starts))]
+        out = [layer(text, edits, frozenset(starts), view)]
     elif units:
-        out = [layer(text, units)]
+        out = [layer(text, units, view=view)]
     else:
         return [], found_joints
     while len(out) < MAX_DEPTH:
-        units = decoded(out[-1].text, off)
+        units = decoded(out[-1].text, off, out[-1].view)
         if not units:
             break
-        out.append(layer(out[-1].text, units))
+        out.append(layer(out[-1].text, units, view=out[-1].view if len(out) + 1 < MAX_DEPTH else None))
     return out, found_joints
 
 
