@@ -241,25 +241,26 @@ def shell(text: str) -> list[Edit]:
 def _shell_trigger(v: bytes) -> bool:
     # Each idiom looked for from its rarest byte, found by memchr ($ and backslash: a few dozen a
     # message); a search for the two to five bytes themselves reads the whole text at ~4 ns a byte.
-    return _occurs(v, b"$'", 0) or _occurs(v, b"'\\''", 1) or _occurs(v, b'"\\""', 1) \
-        or _QUOTE_IDIOM.search(v) is not None
+    return _occurs(v, (b"$'",), 0) or _occurs(v, (b"'\\''", b'"\\""'), 1) or _QUOTE_IDIOM.search(v) is not None
 
 
 _QUOTE_IDIOM = re.compile(rb"'\"'\"'")  # ' and " may be thousands: re's literal search (memchr, then compare)
 _OCCURS_STEPS = 64  # past this many of the lead byte, one plain search is cheaper than the loop
 
 
-def _occurs(v: bytes, needle: bytes, k: int) -> bool:
-    """Whether ``needle`` occurs in ``v``: at each ``needle[k]`` (memchr) compared in place."""
-    lead = needle[k]
+def _occurs(v: bytes, needles: tuple[bytes, ...], k: int) -> bool:
+    """Whether one of ``needles`` (their byte ``k`` the same) occurs in ``v``:
+    at each of that byte (memchr) compared in place (the two idioms led by a backslash in one
+    walk over the backslashes)."""
+    lead = needles[0][k]
     i = v.find(lead)
     for _ in range(_OCCURS_STEPS):
         if i < 0:
             return False
-        if i >= k and v.startswith(needle, i - k):
+        if i >= k and v.startswith(needles, i - k):
             return True
         i = v.find(lead, i + 1)
-    return i >= 0 and re.search(re.escape(needle), v[i - k:]) is not None
+    return i >= 0 and any(re.search(re.escape(n), v[i - k:]) is not None for n in needles)
 
 
 # each part: its name, the byte test on the text's one-byte view that says it may have something
