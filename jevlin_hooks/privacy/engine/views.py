@@ -94,7 +94,12 @@ class Layer:
         """Positions a match must hold one of (strictly inside it) to be read again: one either
         side of every edit, so that a match that holds an edit or only touches one (a token
         after a decoded space, a value after a decoded quote) is checked, and none other."""
-        return sorted({m for vs, ve, _, _ in self.edits for m in (vs - 1, vs, ve, ve + 1) if m >= 0})
+        found: set[int] = set()
+        add = found.update
+        for vs, ve, _, _ in self.edits:
+            add((vs - 1, vs, ve, ve + 1))
+        found.discard(-1)  # (the only one below 0: an edit at the view's start)
+        return sorted(found)
 
 
 def layer(text: str, edits: list[Edit], joined: frozenset[int] = frozenset(), view: bytes | None = None) -> Layer:
