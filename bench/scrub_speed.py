@@ -40,6 +40,7 @@ sys.path.insert(0, ROOT)
 from bench import scrub_eval  # noqa: E402
 from bench.agent_text import generate  # noqa: E402
 from jevlin_hooks.privacy import scrub  # noqa: E402
+from jevlin_hooks.privacy.engine import prefilter  # noqa: E402
 
 PROSE = [
     "Let me look at how the retry logic handles connection resets before changing the client.",
@@ -161,7 +162,10 @@ def main() -> None:
         "bench": [bench_message(rng) for _ in range(args.n)],
         "varied": [varied_message(rng, agent_snippets) for _ in range(args.n)],
     }
-    scrub.wait_prefilter()  # the steady state: Hyperscan compiles in the background
+    # the steady state: Hyperscan compiles (or loads) in the background; on a busy machine, with
+    # other checkouts evicting the cached databases, that can take more than the default 10 s
+    if not scrub.wait_prefilter(600) and prefilter.available():
+        raise SystemExit("the Hyperscan prefilter is not ready after 600 s: nothing measured")
     langsmith("warm up")
     for name, msgs in mixes.items():
         ours, ds, ls = [], [], []
