@@ -145,14 +145,12 @@ def wraps(text: str, view: bytes) -> list[Joint]:
         # a line holding wide characters, counted in columns: only where it could end inside a value
         # (each character outside ASCII, \x1a in the view, takes one column or two)
         ws = sorted(widths)
-        # (the lines holding \x1a that could be as wide as the narrowest pane, all of them wide,
-        # picked in C: a Python step for each of them, not for every line nor every line holding one)
-        wide = list(map(bytes.count, lines, itertools.repeat(b"\x1a")))
-        reach = map(operator.ge, map(operator.add, lens, wide), itertools.repeat(ws[0]))
-        for i in [i for i in itertools.compress(range(len(lines) - 1), reach) if wide[i] and lines[i][-1] in _WRAP_END]:
+        # (the lines holding \x1a picked in C: a Python step for each of them, not for every line)
+        holding = itertools.compress(range(len(lines) - 1), map(operator.contains, lines, itertools.repeat(26)))
+        for i in [i for i in holding if lines[i][-1] in _WRAP_END]:
             n = lens[i]
             k = bisect.bisect_right(ws, n)  # the narrowest pane wider than n characters
-            if k == len(ws) or ws[k] > n + wide[i]:
+            if k == len(ws) or ws[k] > n + lines[i].count(26):
                 continue
             content = _after_indent(lines[i + 1])
             if not content or content[0] not in _WRAP_START or _RECORD_START.match(content):
