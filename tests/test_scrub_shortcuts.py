@@ -18,7 +18,7 @@ from test_scrub_prefilter import _texts
 from jevlin_hooks.privacy import heuristics as h
 from jevlin_hooks.privacy import scrub
 from jevlin_hooks.privacy.checks.values import ASSIGN_NAME, QUOTED_NAME, name_end
-from jevlin_hooks.privacy.engine import Scrubber, views
+from jevlin_hooks.privacy.engine import Scrubber, joints, views, whole
 from jevlin_hooks.privacy.engine.scan import next_email
 from jevlin_hooks.privacy.engine.text import ASCII_OFFSETS, Groups, one_byte_view
 from jevlin_hooks.privacy.public import public_value
@@ -275,3 +275,43 @@ def test_long_values_are_remembered_with_the_same_answers() -> None:
     after = (h.entropy_long.cache_info(), h.random_looking_long.cache_info())
     assert [c.currsize for c in after] == [c.currsize for c in before]
     assert [c.misses for c in after] == [c.misses for c in before]
+
+
+def test_the_run_before_a_line_end_is_the_regex_search() -> None:
+    """joints._value_before walks back over value characters where the regex search tried each
+    of 64 starts: the same bytes, wherever the range ends (a line break there included)."""
+    rng = random.Random(5)
+    pieces = [b"a", b"Z", b"9", b"_", b"=", b"/", b" ", b"\n", b"\"", b"\\", b"`", b"'", b"\x1a", b"\t", b":"]
+    for _ in range(20000):
+        v = b"".join(rng.choice(pieces) * rng.choice((1, 1, 3, 40)) for _ in range(rng.randint(0, 12)))
+        end = rng.randint(0, len(v))
+        m = joints._VALUE_BEFORE.search(v, max(0, end - 64), end)
+        assert joints._value_before(v, end) == (m.group() if m else b""), (v, end)
+
+
+def test_a_tokens_plain_run_is_what_stepping_over_it_finds() -> None:
+    """whole.py steps over a token's plain characters with one regex: its class is TOKEN, no
+    character more (a letter outside ASCII, a digit of another script) and none less."""
+    assert {chr(c) for c in range(0x110000) if whole._TOKEN_RUN.fullmatch(chr(c))} == set(whole.TOKEN)
+
+
+def test_a_layers_view_is_its_texts_view(texts: list[str]) -> None:
+    """A decoded layer's one-byte view, made from its parent's piece by piece, is the one
+    encoding its text gives."""
+    seen = 0
+    for t in texts:
+        for lay in views.layers(t, one_byte_view(t), set())[0]:
+            if lay.view:
+                seen += 1
+                assert lay.view == one_byte_view(lay.text), t
+    assert seen > 50
+
+
+def test_the_shell_trigger_is_looking_for_each_idiom() -> None:
+    """views._shell_trigger walks the backslashes once for both idioms they lead (past 64 of
+    them, one search for the rest): true exactly where one of the four idioms occurs."""
+    rng = random.Random(9)
+    idioms = (b"$'", b"'\\''", b'"\\""', b"'\"'\"'")
+    for _ in range(20000):
+        v = bytes(rng.choice(b"\\'\"$a ") for _ in range(rng.choice((3, 12, 60, 300))))
+        assert views._shell_trigger(v) == any(i in v for i in idioms), v

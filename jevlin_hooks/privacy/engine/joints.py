@@ -43,9 +43,23 @@ _RUN_WIDTH_MIN = 40
 CONTINUATION_MARKS = frozenset("↪↳⤷⮑⏎»")
 # what a value's pieces are read as for _secretish: a password holds @ : ! and the like too
 _VALUE_BYTES = frozenset(range(33, 127)) - frozenset(b"\"'`\\")
-_VALUE_BEFORE = re.compile(rb"[!#-&(-\[\]-_a-~]{1,64}$")  # a run of _VALUE_BYTES ending where it is searched to
+_VALUE_BEFORE = re.compile(rb"[!#-&(-\[\]-_a-~]{1,64}$")  # a run of _VALUE_BYTES ending where it is searched to (value_before)
 _VALUE_AFTER = re.compile(rb"[!#-&(-\[\]-_a-~]{1,64}")
 _TOKEN_AFTER = re.compile(rb"[A-Za-z0-9+/=_\-.~%]+")
+
+
+def _value_before(view: bytes, end: int) -> bytes:
+    """``_VALUE_BEFORE.search(view, max(0, end - 64), end)``'s text (b"" for none) without the
+    search: re tries each of the 64 starts and walks each run to its end (a line of prose ending
+    in a token costs it some 2,000 steps). The run of _VALUE_BYTES ending at ``end``, at most 64
+    long; $ also matches before a line break that ends the range, as it does there."""
+    lo = max(0, end - 64)
+    if end > lo and view[end - 1] == 10:
+        end -= 1
+    s = end
+    while s > lo and view[s - 1] in _VALUE_BYTES:
+        s -= 1
+    return view[s:end]
 # what a wrapped line may end with and its continuation start with: a value's characters, not the
 # punctuation that ends or opens a line of code, a list or a comment
 _WRAP_END = _VALUE_BYTES - frozenset(b",;{[(<")
@@ -163,7 +177,7 @@ def wraps(text: str, view: bytes) -> list[Joint]:
             pane[width] = _pane_indent(text, view, lines, [c for c in candidates if c[1] == width], upto)
         if p - end - 1 > pane[width]:
             out.append((end, p, " "))
-        elif not _word_beside(_VALUE_BEFORE.search(view, max(0, end - 64), end), _VALUE_AFTER.match(view, p)):
+        elif not _word_beside(_value_before(view, end), _VALUE_AFTER.match(view, p)):
             out.append((end, p, ""))
     return out
 
@@ -185,13 +199,13 @@ def _pane_indent(text: str, view: bytes, lines: list[bytes], candidates: list[tu
     return min(seen, default=0)
 
 
-def _word_beside(before: re.Match[bytes] | None, after: re.Match[bytes] | None) -> bool:
+def _word_beside(before: bytes, after: re.Match[bytes] | None) -> bool:
     """Whether the pane cut between a value and a word of prose, or between two words: joined,
     a digest and the word after it would read as one random value. A word (the run of a value's
     characters either side of the cut): letters only, lower case after an optional capital; or
     all capitals, unless the other side is capitals and digits too (a base32 value's pieces).
     Before the cut, a short lower-case run is a value's prefix, not a word (Bearer glp⏎at-...)."""
-    runs = [m.group() if m else b"" for m in (before, after)]
+    runs = [before, after.group() if after else b""]
     for k, run in enumerate(runs):
         if not run.isalpha():
             continue
@@ -283,9 +297,8 @@ def _secretish(view: bytes, end: int, start: int) -> bool:
     """Whether the value run ending the line and the one starting its continuation, read
     together, look like a value: 12 characters or more with a digit, a capital after the first
     letter, or one of + / = _ - %  (two words of prose cut by a pane's edge do not)."""
-    before = _VALUE_BEFORE.search(view, max(0, end - 64), end)
     after = _VALUE_AFTER.match(view, start)
-    joined = (before.group() if before else b"") + (after.group() if after else b"")
+    joined = _value_before(view, end) + (after.group() if after else b"")
     if len(joined) < _SECRETISH_MIN:
         return False
     tail = joined[1:]

@@ -177,12 +177,14 @@ def near_word(lower: str, start: int, words: tuple[str, ...]) -> bool:
 
 
 def located_findings(rule: Rule, check: Check, text: str, lower: str, hits: list[tuple[int, int, int]],
-                     words: list[str]) -> list[Finding]:
+                     words: list[str], own: frozenset[str] | None = None) -> list[Finding]:
     """A rule that starts from the gate's keyword positions (credential-i18n, phone-number-labelled):
-    for each of its words standing alone, the value its check finds after the word."""
+    for each of its words standing alone, the value its check finds after the word. ``own``: the
+    rule's keywords as a set, where the caller keeps one (the label rules have hundreds)."""
     out = []
     n = len(text)
-    own = frozenset(rule.keywords)
+    if own is None:
+        own = frozenset(rule.keywords)
     after_word = check.from_word
     assert after_word is not None, rule.name
     inside = check.inside_words

@@ -119,6 +119,7 @@ class Scrubber:
         self.lines: by_lines.LinePlan = by_lines.plan(self.rules, self.checks, self.compiled, self.words, common)
         self._text_gates = {i: c.text_gate for i, c in enumerate(self.checks) if c is not None and c.text_gate is not None}
         self._located = {i: c for i, c in enumerate(self.checks) if c is not None and c.from_word is not None}
+        self._own = {i: frozenset(self.rules[i].keywords) for i in self._located}  # (built once, not per text)
         # which of Hyperscan's two ends databases a rule of bounded length is in (every text, long ones)
         self._end_db = {i: int(r.longest_in_long_texts) for i, r in enumerate(self.rules) if r.longest is not None}
         self._pii = frozenset(r.name for r in self.rules if r.category == "pii")  # a phone number is not split in two
@@ -197,8 +198,13 @@ class Scrubber:
     def _selected(self, g: _Gate) -> set[int]:
         """The rules a text's gate lets through: those always run, and those of its keywords."""
         selected = set(self._always)
-        for k in g.present:
-            selected.update(self._by_keyword.get(k, ()))
+        of_word = self._rules_of_word  # (by index: the gate's words need not be looked up as str)
+        for k in g.ids:
+            rules = of_word.get(k)
+            if rules is not None:
+                selected.update(rules)
+        for c in g.common:
+            selected.update(self._by_keyword[c])
         return selected
 
     def _find(self, text: str, off: set[str], across: list[int] | None, ascii_view: bytes | None = None) -> list[Finding]:
@@ -239,7 +245,7 @@ class Scrubber:
                             by_rule.setdefault(r, []).append(hit)
                 own = by_rule.get(i)
                 if own:
-                    out.extend(scan.located_findings(rule, located[i], text, lower, own, self.words))
+                    out.extend(scan.located_findings(rule, located[i], text, lower, own, self.words, self._own[i]))
                 continue
             for c in compiled[i]:
                 if possible is not None and c.pid not in possible and c.pid in gated:
@@ -405,18 +411,18 @@ def _hyperscan_installed() -> bool:
 
 
 class _Gate:
-    """Which keywords occur in a text (``present``), where the words the located rules start from
-    are (``hits``: word index, start, end in characters), and, from Hyperscan where it is ready,
-    which patterns may match (``possible``, answering for the patterns in ``gated``)."""
+    """Which keywords occur in a text (``ids``: the indices of the gate's words; ``common``: the
+    one-character keywords), where the words the located rules start from are (``hits``: word
+    index, start, end in characters), and, from Hyperscan where it is ready, which patterns may
+    match (``possible``, answering for the patterns in ``gated``)."""
 
-    __slots__ = ("hyperscan", "present", "hits", "anchor_hits", "possible", "gated")
+    __slots__ = ("hyperscan", "ids", "common", "hits", "anchor_hits", "possible", "gated")
 
     def __init__(self, s: Scrubber, text: str, lower: str, view: bytes) -> None:
         hs = s.hyperscan
         self.possible: set[int] | None = None
         self.gated: frozenset[int] = frozenset()  # the patterns `possible` answers for
         self.anchor_hits: list[tuple[int, int, int]] | None = None
-        words = s.words
         if hs is not None:
             pf = hs.prefilter
             try:
@@ -428,8 +434,8 @@ class _Gate:
             except prefilter.Error:  # a scan Hyperscan refuses: this text goes the slower way
                 hs = self.possible = None
             else:
-                self.present = {words[k] for k in ids}
-                self.hits = char_hits(lower, lower_utf8, where, words)
+                self.ids = ids
+                self.hits = char_hits(lower, lower_utf8, where, s.words)
         self.hyperscan = hs
         if hs is None:
             # Aho-Corasick, overlapping: every keyword occurrence in one linear pass ("sk_test_" holds
@@ -439,10 +445,10 @@ class _Gate:
             except UnicodeEncodeError:  # a lone surrogate (from JSON): no keyword holds one
                 hits = s._gate.find_matches_as_indexes(SURROGATE.sub("\x1a", lower), overlapping=True)
             self.hits = hits
-            self.present = {words[k] for k, _, _ in hits}
+            self.ids = {k for k, _, _ in hits}
             # the automaton's positions are the one-byte view's only where lower-casing kept every
             # length; and past a budget (it reports `id`, `key`, ... too) looking through them costs
             # more than the passes they would spare
             self.anchor_hits = hits if len(lower) == len(text) and len(hits) <= 64 + len(text) // 256 else None
         # punctuation: the same in text, lower and view
-        self.present.update(k for k, b in s._common_bytes if b in view)
+        self.common = [k for k, b in s._common_bytes if b in view]

@@ -73,6 +73,7 @@ class Layer:
     edits: list[tuple[int, int, int, int]]
     starts: list[int]
     joints: list[int]
+    view: bytes = b""  # the text's one-byte view (engine/text.py), where the parent's was given
 
     def parent(self, start: int, end: int) -> tuple[int, int]:
         """A span of the view (not empty) as the span of the parent it was read from: a decoded
@@ -93,12 +94,19 @@ class Layer:
         """Positions a match must hold one of (strictly inside it) to be read again: one either
         side of every edit, so that a match that holds an edit or only touches one (a token
         after a decoded space, a value after a decoded quote) is checked, and none other."""
-        return sorted({m for vs, ve, _, _ in self.edits for m in (vs - 1, vs, ve, ve + 1) if m >= 0})
+        found: set[int] = set()
+        add = found.update
+        for vs, ve, _, _ in self.edits:
+            add((vs - 1, vs, ve, ve + 1))
+        found.discard(-1)  # (the only one below 0: an edit at the view's start)
+        return sorted(found)
 
 
-def layer(text: str, edits: list[Edit], joined: frozenset[int] = frozenset()) -> Layer:
+def layer(text: str, edits: list[Edit], joined: frozenset[int] = frozenset(), view: bytes | None = None) -> Layer:
     """The view of ``text`` with ``edits`` (ascending, apart) made; ``joined``: the parent starts
-    of the edits that join two lines."""
+    of the edits that join two lines. ``view``: the text's one-byte view, where the caller has
+    it: the layer's is made from it piece by piece (a character's byte does not depend on its
+    neighbours), where the next layer would otherwise encode the whole text again."""
     parts: list[str] = []
     mapped: list[tuple[int, int, int, int]] = []
     joint_at: list[int] = []
@@ -113,7 +121,17 @@ def layer(text: str, edits: list[Edit], joined: frozenset[int] = frozenset()) ->
         v += len(r)
         pos = b
     parts.append(text[pos:])
-    return Layer("".join(parts), mapped, [m[0] for m in mapped], joint_at)
+    bytes_view = b""
+    if view is not None:
+        pieces: list[bytes] = []
+        pos = 0
+        for a, b, r in edits:
+            pieces.append(view[pos:a])
+            pieces.append(r.encode() if r.isascii() else one_byte_view(r))
+            pos = b
+        pieces.append(view[pos:])
+        bytes_view = b"".join(pieces)
+    return Layer("".join(parts), mapped, [m[0] for m in mapped], joint_at, bytes_view)
 
 
 def _in_words(text: str, edits: list[tuple[int, int, str, str]]) -> list[Edit]:
@@ -228,25 +246,26 @@ def shell(text: str) -> list[Edit]:
 def _shell_trigger(v: bytes) -> bool:
     # Each idiom looked for from its rarest byte, found by memchr ($ and backslash: a few dozen a
     # message); a search for the two to five bytes themselves reads the whole text at ~4 ns a byte.
-    return _occurs(v, b"$'", 0) or _occurs(v, b"'\\''", 1) or _occurs(v, b'"\\""', 1) \
-        or _QUOTE_IDIOM.search(v) is not None
+    return _occurs(v, (b"$'",), 0) or _occurs(v, (b"'\\''", b'"\\""'), 1) or _QUOTE_IDIOM.search(v) is not None
 
 
 _QUOTE_IDIOM = re.compile(rb"'\"'\"'")  # ' and " may be thousands: re's literal search (memchr, then compare)
 _OCCURS_STEPS = 64  # past this many of the lead byte, one plain search is cheaper than the loop
 
 
-def _occurs(v: bytes, needle: bytes, k: int) -> bool:
-    """Whether ``needle`` occurs in ``v``: at each ``needle[k]`` (memchr) compared in place."""
-    lead = needle[k]
+def _occurs(v: bytes, needles: tuple[bytes, ...], k: int) -> bool:
+    """Whether one of ``needles`` (their byte ``k`` the same) occurs in ``v``:
+    at each of that byte (memchr) compared in place (the two idioms led by a backslash in one
+    walk over the backslashes)."""
+    lead = needles[0][k]
     i = v.find(lead)
     for _ in range(_OCCURS_STEPS):
         if i < 0:
             return False
-        if i >= k and v.startswith(needle, i - k):
+        if i >= k and v.startswith(needles, i - k):
             return True
         i = v.find(lead, i + 1)
-    return i >= 0 and re.search(re.escape(needle), v[i - k:]) is not None
+    return i >= 0 and any(re.search(re.escape(n), v[i - k:]) is not None for n in needles)
 
 
 # each part: its name, the byte test on the text's one-byte view that says it may have something
@@ -291,16 +310,16 @@ def layers(text: str, view: bytes, off: set[str] | frozenset[str]) -> tuple[list
         for e in merged:
             if not edits or e[0] >= edits[-1][1]:
                 edits.append(e)
-        out = [layer(text, edits, frozenset(starts))]
+        out = [layer(text, edits, frozenset(starts), view)]
     elif units:
-        out = [layer(text, units)]
+        out = [layer(text, units, view=view)]
     else:
         return [], found_joints
     while len(out) < MAX_DEPTH:
-        units = decoded(out[-1].text, off)
+        units = decoded(out[-1].text, off, out[-1].view)
         if not units:
             break
-        out.append(layer(out[-1].text, units))
+        out.append(layer(out[-1].text, units, view=out[-1].view if len(out) + 1 < MAX_DEPTH else None))
     return out, found_joints
 
 

@@ -36,6 +36,7 @@ _PART = r"(?:[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[a-z]+[0-9]{1,3})"
 _WORD = re.compile(rf"{_PART}(?:[-_.]{_PART})*")
 _SEGMENT = 64  # a path's word is shorter: longer segments are read as token
 _FLAG = re.compile(r"-{1,2}[A-Za-z]{1,2}")
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9_+\-]+")  # TOKEN's characters (ASCII letters only: no re.I, no \w)
 _INDENT = " \t" + "".join(joints_.CONTINUATION_MARKS)
 
 
@@ -69,7 +70,7 @@ def _right(text: str, view: bytes, e: int, ahead: dict[int, int]) -> int:
         while e < n:
             c = text[e]
             if c in TOKEN:
-                e += 1
+                e = _TOKEN_RUN.match(text, e).end()  # type: ignore[union-attr]  # (the run at once: one step each, in C)
             elif c in _INNER and e + 1 < n and text[e + 1] in TOKEN:
                 e += 1
             elif c == "%" and text[e + 1:e + 3] in _PERCENT and (text[e + 1:e + 3] in _PERCENT_INNER or not _token_at(text, e + 3)):
