@@ -136,7 +136,8 @@ def test_without_cryptography_an_unsafe_record_stays_queued_and_the_rest_is_sent
 # --- the pure-Python engine and automaton against the native ones ------------------------------
 
 _ATOMS = ["a", "b", "k", "x", ".", "[ab]", "[^a]", "[a-c]", "\\w", "\\W", "\\s", "\\S", "\\d", "\\b", "\\B", "^",
-          "$", "\\n", "é", "Ü", "(?i:k)", "(?i:é)", "[^\\s\"']", "\\.", "-"]
+          "$", "\\n", "é", "Ü", "(?i:k)", "(?i:é)", "[^\\s\"']", "\\.", "-", "\\p{L}", "\\pN", "\\P{Lu}",
+          "[\\p{Lu}x]", "[^\\p{L}\\p{N}]", "(?i:\\p{Lu})"]
 _QUANT = ["*", "+", "?", "{2}", "{1,3}", "{0,2}", "{2,}", "*?", "+?", "??", "{1,2}?"]
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import unicodedata
 from typing import Any
 
 Node = tuple[Any, ...]
@@ -32,6 +33,28 @@ DIGIT: Ranges = ((0x30, 0x39),)
 WORD: Ranges = ((0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A))
 SPACE: Ranges = ((0x09, 0x0A), (0x0C, 0x0D), (0x20, 0x20))
 _PERL = {"d": DIGIT, "w": WORD, "s": SPACE}
+
+
+@functools.cache
+def unicode_category(name: str) -> Ranges:
+    """\\p{L}, \\p{Lu}, \\pN, ...: the code points of a Unicode general category (one letter: the
+    categories it starts), from the interpreter's Unicode tables, which may be a version behind or
+    ahead of RE2's (a character new in one of them is the only difference). Made once, when a rule
+    that names the category is compiled."""
+    if not (len(name) in (1, 2) and name[0] in "CLMNPSZ"):
+        raise ValueError(name)
+    items: list[tuple[int, int]] = []
+    start = -1
+    for cp in range(MAX_CHAR + 2):
+        inside = cp <= MAX_CHAR and unicodedata.category(chr(cp)).startswith(name)
+        if inside and start < 0:
+            start = cp
+        elif not inside and start >= 0:
+            items.append((start, cp - 1))
+            start = -1
+    if not items:
+        raise ValueError(name)
+    return tuple(items)
 _POSIX: dict[str, Ranges] = {
     "alnum": ((0x30, 0x39), (0x41, 0x5A), (0x61, 0x7A)), "alpha": ((0x41, 0x5A), (0x61, 0x7A)),
     "ascii": ((0x00, 0x7F),), "blank": ((0x09, 0x09), (0x20, 0x20)), "cntrl": ((0x00, 0x1F), (0x7F, 0x7F)),
@@ -278,7 +301,25 @@ class _Parser:
             return ("assert", END_TEXT)
         if c.lower() in _PERL:
             return ("set", self.named_class(_PERL[c.lower()], c.isupper()))
+        if c in "pP":
+            return ("set", self.named_class(self.category(), c == "P"))
         return self.chars(((self.escaped_char(c),) * 2,))
+
+    def category(self) -> Ranges:
+        """The class of \\p{Name} or \\pN, after the p."""
+        if self.peek() == "{":
+            close = self.p.find("}", self.i)
+            name = self.p[self.i + 1:close] if close > 0 else ""
+            self.i = close + 1 if close > 0 else self.i
+        else:
+            name = self.peek()
+            self.i += 1
+        neg = name.startswith("^")
+        try:
+            ranges = unicode_category(name.lstrip("^"))
+        except ValueError:
+            raise self.error("invalid character class range") from None
+        return negate(ranges) if neg else ranges
 
     def named_class(self, ranges: Ranges, negated: bool) -> Ranges:
         """\\d, \\W, [:alpha:], ...: under (?i) RE2 folds the class, then negates (so (?i)\\W
@@ -346,6 +387,11 @@ class _Parser:
                 e = self.peek(1)
                 named.extend(self.named_class(_PERL[e.lower()], e.isupper()))
                 self.i += 2
+                continue
+            if c == "\\" and self.peek(1) in ("p", "P"):
+                e = self.peek(1)
+                self.i += 2
+                named.extend(self.named_class(self.category(), e == "P"))
                 continue
             lo = self.class_char()
             if self.peek() == "-" and self.peek(1) not in ("]", ""):
