@@ -52,6 +52,7 @@ PERSONAL_FAMILIES: dict[str, tuple[str, ...]] = {
     "driving_licences": ("driving-licence",),
     "licence_plates": ("licence-plate",),
     "medical_records": ("medical-record",),
+    "insurance_numbers": ("insurance-number",),
     "user_names": ("personal-username",),
     "personal_columns": ("personal-field",),
 }

@@ -94,6 +94,7 @@ NAMES = frozenset((
     "huggingface-token",
     "iban",
     "infracost-token",
+    "insurance-number",
     "intra42-secret",
     "ipv4",
     "ipv6",

@@ -23,7 +23,8 @@ def _register(name: str, rule: str) -> None:
 
 
 for _name, _rule in (("field-passport", labels.PASSPORT), ("field-driving", labels.DRIVING), ("field-plate", labels.PLATE),
-                     ("field-medical", labels.MEDICAL), ("field-username", labels.USERNAME)):
+                     ("field-medical", labels.MEDICAL), ("field-username", labels.USERNAME),
+                     ("field-insurance", labels.INSURANCE)):
     _register(_name, _rule)
 
 

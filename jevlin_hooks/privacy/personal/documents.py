@@ -83,6 +83,31 @@ def medical_record(value: str) -> Span | None:
     return _span(value, text, start, ok)
 
 
+# an insurance number: capital letters and digits, groups apart by a dash, a slash or a blank
+_POLICY = re.compile(r"[A-Z0-9]{1,16}(?:[\-/ ][A-Z0-9]{1,16}){0,4}")
+# an amount with its currency's code (4418 EUR, USD 1200): a premium, not a number
+_AMOUNT = re.compile(r"[0-9]{1,9} [A-Z]{3}|[A-Z]{3} [0-9]{1,9}")
+_POLICY_TOKEN = re.compile(r"(?<![\w\-/.,])[A-Z0-9]+(?:[\-/][A-Z0-9]+){0,4}(?![\w\-/]|[.,]\d)")
+
+
+def _policy_number(text: str) -> bool:
+    compact = re.sub(r"[\- /]", "", text)
+    digits = _digits(compact)
+    return (6 <= len(compact) <= 24 and digits >= 4 and (digits < len(compact) or digits >= 6)
+            and not _PLACEHOLDER.match(compact) and not _DATE.match(text) and not _AMOUNT.fullmatch(text))
+
+
+def insurance(value: str) -> Span | None:
+    """An insurance policy or member number: 6 to 24 capital letters and digits, at least four
+    digits (six when it is digits only: not an amount). The whole value, or the number an
+    insurer's name goes before (``AOK / policy QLD338489449``, ``Allianz, 40-1182-7731``)."""
+    text, start = _trimmed(value)
+    if _POLICY.fullmatch(text) is not None and _policy_number(text):
+        return _span(value, text, start, True)
+    found = [m for m in _POLICY_TOKEN.finditer(value) if _policy_number(m.group(0))]
+    return found[-1].span() if len(found) == 1 else None
+
+
 # a person's handle: a first and a last name (and a middle one) joined by dots, in lower case,
 # digits only at its end (elena.romero, thanh.huong.vu, reem.al-ghamdi, j.doe92)
 _HANDLE = re.compile(r"[a-z][a-z'\-]{0,30}(?:\.[a-z][a-z'\-]{0,30}){1,2}[0-9]{0,4}")

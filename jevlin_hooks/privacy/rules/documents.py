@@ -36,6 +36,13 @@ RULES: tuple[Rule, ...] = (
          0, "field-medical",
          examples=("MRN: P358915091", "patient_id=KH2019/092064"),
          counter_examples=("MRN: pending", "patient id: none", "mrn: 12")),
+    Rule(labels.INSURANCE, "pii", "insurance policy and member numbers where a label or column names them (insurance, policy number, Versicherungsnummer, Krankenkasse, numéro de police, mutuelle, número de póliza, apólice, polizza, polisnummer, numer polisy, poliçe, номер полиса, 保单号, 保険証番号, 보험증권번호, बीमा पॉलिसी, رقم الوثيقة, ...): 6 to 24 capital letters and digits, at least four digits (six when digits only); the value, or the one number after an insurer's name (Insurance: AOK / policy QLD338489449)",
+         _words(labels.INSURANCE_KEYWORDS, labels.INSURANCE_PHRASES), _keywords(labels.INSURANCE_KEYWORDS, labels.INSURANCE_PHRASES),
+         0, "field-insurance",
+         examples=("Insurance: AOK / policy QLD338489449", "policy_number=HX-4417-0923", "Versicherungsnummer: A123456789",
+                   "Krankenkasse: TK, Versichertennummer K482917365"),
+         counter_examples=("insurance: none", "Insurance: premium 1200 EUR", "policy number: pending",
+                           "retry policy: 3", "insurance_expiry: 2031-05-01")),
 )
 
 # A postal address by its own shape, with no label: a house number and a street word, then a

@@ -326,6 +326,30 @@ MEDICAL_KEYWORDS = (
     "환자번호", "bệnh nhân", "bệnh án", "الملف الطبي", "رقم المريض", "मेडिकल रिकॉर्ड", "मरीज़",
 )
 
+# Insurance policy and membership numbers (health, car, life): read only under a label or a column
+# naming them (privacy/personal/documents.py insurance). A bare "policy" is a machine's as often
+# (retry policy, IAM policy): it counts only as "policy number" and its kin.
+INSURANCE = "insurance-number"
+INSURANCE_PHRASES = (
+    "insurance", "insurance number", "insurance no", "insurance id", "insurance policy", "health insurance",
+    "policy number", "policy no", "policy nr", "insurance policy number", "insured id", "insured number",
+    "versicherung", "versicherungsnummer", "versichertennummer", "krankenversicherung", "krankenkasse",
+    "policennummer", "assurance", "numéro de police", "numéro d'assuré", "numéro de contrat d'assurance", "mutuelle",
+    "póliza", "poliza", "número de póliza", "aseguradora", "seguro médico", "apólice", "apolice", "número da apólice",
+    "convênio", "carteirinha", "polizza", "numero polizza", "numero di polizza", "assicurazione", "polisnummer",
+    "verzekering", "zorgverzekering", "polisa", "numer polisy", "ubezpieczenie", "sigorta", "poliçe", "poliçe no",
+    "полис", "номер полиса", "страховка", "страховой полис", "страхование", "保险", "保单号", "保险单号", "医保",
+    "保険", "保険証", "証券番号", "保険証番号", "被保険者番号", "보험", "보험증권번호", "증권번호", "बीमा", "पॉलिसी",
+    "पॉलिसी नंबर", "تأمين", "التأمين", "رقم الوثيقة", "بوليصة", "bảo hiểm", "số hợp đồng bảo hiểm",
+)
+INSURANCE_KEYWORDS = (
+    "insurance", "insured", "policy number", "policy no", "policy nr", "policy_number", "policy_no", "policynumber",
+    "versicher", "krankenkasse", "police", "assurance", "assuré", "mutuelle", "póliza", "poliza", "aseguradora",
+    "seguro", "apólice", "apolice", "convênio", "carteirinha", "polizza", "assicurazione", "polis", "verzekering",
+    "polisa", "polisy", "ubezpiecz", "sigorta", "poliçe", "полис", "страхов", "保险", "保单", "医保", "保険", "証券番号",
+    "보험", "증권번호", "बीमा", "पॉलिसी", "تأمين", "التأمين", "الوثيقة", "بوليصة", "bảo hiểm",
+)
+
 # Mailboxes of a role, not of a person: an address whose local part (before any +tag) is one of
 # these is no personal data (support@, noreply@, billing@, security@, ...).
 ROLE_MAILBOXES = frozenset("""
@@ -361,4 +385,4 @@ USERNAME_KEYWORDS = (
 
 # The order in which a key is read: the first family whose phrase it holds names it
 # ("email_address" is an e-mail, "contact_phone" a phone, "customer_address" an address).
-ORDER = (EMAIL, IBAN, VAT, NATIONAL_ID, PASSPORT, DRIVING, MEDICAL, PLATE, CARD, BIRTH, PHONE, ADDRESS, USERNAME, NAME)
+ORDER = (EMAIL, IBAN, VAT, NATIONAL_ID, PASSPORT, DRIVING, MEDICAL, INSURANCE, PLATE, CARD, BIRTH, PHONE, ADDRESS, USERNAME, NAME)
