@@ -59,6 +59,14 @@ NAME_GENERIC_PHRASES = (
     "requester", "approver", "reviewer", "owner", "account holder name", "started by user", "triggered by user",
     "kunde", "klant", "klient", "cliente", "müşteri", "клиент", "客户", "顧客", "고객", "اسم", "שם", "العميل",
     "ग्राहक", "khách hàng",
+    # a patient, a doctor, a parcel's or an invoice's addressee (the value may stand on the line below)
+    "paciente", "paziente", "patiënt", "pacjent", "hasta", "пациент", "пацієнт", "患者", "病人", "환자", "مريض",
+    "المريض", "मरीज़", "मरीज", "bệnh nhân", "attending", "attending physician", "physician", "doctor", "treating physician",
+    "referring physician", "arzt", "ärztin", "behandelnder arzt", "médecin", "médico", "medico", "врач", "医生", "医師",
+    "担当医", "의사", "담당의", "डॉक्टर", "طبيب", "bác sĩ", "ship to", "bill to", "sold to", "deliver to", "recipient",
+    "consignee", "empfänger", "rechnungsempfänger", "lieferung an", "destinataire", "facturer à", "livrer à",
+    "destinatario", "facturar a", "enviar a", "entregar a", "faturar para", "spedire a", "fatturare a", "получатель",
+    "收货人", "收件人", "お届け先", "請求先", "받는 사람", "수령인", "المستلم", "प्राप्तकर्ता", "người nhận", "alıcı",
 )
 NAME_KEYWORDS = (
     "name", "nome", "nombre", "nom", "prénom", "prenom", "vorname", "nachname", "naam", "imię", "imie",
@@ -69,6 +77,12 @@ NAME_KEYWORDS = (
     "titular", "destinatário", "kunde", "klant", "müşteri", "顧客", "고객", "namn", "navn", "nimi", "jméno",
     "příjmení", "név", "όνομα", "επώνυμο", "ім'я", "прізвище", "піб", "họ tên", "họ và tên", "khách hàng", "ชื่อ",
     "שם", "الاسم", "اسم", "العميل", "नाम", "ग्राहक",
+    "paciente", "paziente", "patiënt", "pacjent", "пациент", "пацієнт", "患者", "病人", "환자", "مريض", "मरीज",
+    "bệnh nhân", "attending", "physician", "doctor", "arzt", "ärztin", "médecin", "médico", "medico", "врач", "医生",
+    "医師", "担当医", "의사", "담당의", "डॉक्टर", "طبيب", "bác sĩ", "ship to", "bill to", "sold to", "deliver to",
+    "recipient", "consignee", "empfänger", "lieferung an", "destinataire", "facturer à", "livrer à", "destinatario",
+    "facturar a", "enviar a", "entregar a", "faturar para", "spedire a", "fatturare a", "получатель", "收货人", "收件人",
+    "お届け先", "請求先", "받는 사람", "수령인", "المستلم", "प्राप्तकर्ता", "người nhận", "alıcı",
 )
 
 # labels that a name follows after a space, as prose: Jenkins's "Started by user Jane Doe"
