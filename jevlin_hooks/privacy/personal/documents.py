@@ -22,6 +22,8 @@ _RECORD = re.compile(r"[A-Z]{0,6}[\-/:.# ]?[0-9][0-9A-Z]*(?:[\-/.:][0-9A-Z]+){0,
 # a plate: letters of any script and digits, in up to five groups (川A·2371F, 札幌 404 に 21-18, Х954ТЕ 66)
 _PLATE_GROUP = re.compile(r"[^\W_]{1,8}")
 _PLATE_JOINTS = frozenset(" -·.")
+# an abbreviation before a record's number, with its dot (Pat.-Nr., Nr., No.)
+_RECORD_PREFIX = re.compile(r"[A-Za-z][A-Za-z\-]{0,8}\.(?:-?[A-Za-z]{1,4}\.)?:? ?(?=[0-9])")
 _DATE = re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}$|\d{1,2}:\d{2}")
 _PLACEHOLDER = re.compile(r"^(.)\1+$|^(?:X+|0+|1234.*|N/?A|TBD|NONE|NULL|UNKNOWN)$", re.I)
 
@@ -77,6 +79,11 @@ def medical_record(value: str) -> Span | None:
     """A medical record number: 5 to 24 characters, capital letters, digits and a few joints
     (P358915091, KH2019/092064, 017-209-8879, MRN-00123456), at least four digits."""
     text, start = _trimmed(value)
+    prefix = _RECORD_PREFIX.match(text)
+    if prefix is not None and _digits(text[prefix.end():]) == len(text) - prefix.end():
+        body = text[prefix.end():]  # Pat.-Nr. 73299010, Nr. 4471920: the number after its abbreviation
+        ok = 5 <= len(body) <= 24 and not _PLACEHOLDER.match(body)
+        return _span(value, text, start, ok)
     compact = re.sub(r"[\-/:.# ]", "", text)
     ok = (_RECORD.fullmatch(text) is not None and 5 <= len(text) <= 24 and _digits(compact) >= 4
           and not _PLACEHOLDER.match(compact) and not _DATE.match(text))
