@@ -45,7 +45,7 @@ PERSONAL_FAMILIES: dict[str, tuple[str, ...]] = {
                        "contact-name", "email-name", "honorific-name", "customer-name-cjk"),
     "birth_dates": ("birth-date",),
     "postal_addresses": ("postal-address", "street-address"),
-    "national_ids": ("national-id", "us-ssn", "national-id-shape"),
+    "national_ids": ("national-id", "us-ssn", "national-id-shape", "national-id-under-id"),
     "iban": ("iban",),
     "vat_numbers": ("vat-number",),
     "passport_numbers": ("passport-number",),

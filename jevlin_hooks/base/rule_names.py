@@ -115,6 +115,7 @@ NAMES = frozenset((
     "medical-record",
     "national-id",
     "national-id-shape",
+    "national-id-under-id",
     "newrelic-key",
     "notion-token",
     "npm-token",

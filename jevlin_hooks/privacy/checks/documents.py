@@ -55,3 +55,18 @@ def id_shape(value: str, text: str, start: int, end: int, m: Any, lower: str) ->
 
 
 register(Check("id-shape", accept=id_shape))
+
+
+# every check a labelled national id may pass (rules/labels.py ID_LABELS)
+_EVERY_ID = tuple(dict.fromkeys(v for _, vs in labels.ID_LABELS for v in vs))
+
+
+def id_labelled(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
+    """A national id under a bare ID label: its check digits hold and a word about a person is
+    near (ID: 4711 in a build log is a build's)."""
+    if not numbers.national_id(value, _EVERY_ID):
+        return False
+    return _PERSON.search(text, max(0, start - _CONTEXT_BEFORE), min(len(text), end + _CONTEXT_AFTER)) is not None
+
+
+register(Check("id-labelled", accept=id_labelled))

@@ -104,3 +104,14 @@ ID_SHAPE = Rule(
     counter_examples=("build 110105199001011232 finished", "Cliente: Juan Pérez, CURP HEGJ860524HJCRRN03",
                       "order 4024 0071 5336", "trace 123-456-789 01"))
 RULES = (*RULES, ID_SHAPE)
+
+# A national id under a bare "ID" label (ID: 383-40-4578 in a patient's record): "ID" names any
+# thing's id, so the value must pass a national id's check digits and the text around it be about
+# a person, as for ids with no label: privacy/checks/documents.py id_labelled.
+ID_LABELLED = Rule(
+    "national-id-under-id", "pii", "a national identifier under a bare ID label (ID: 383-40-4578, Id: Y7002381E, ID No.: 33 652 831 909) whose check digits hold for one of the countries the national-id rule knows (python-stdnum), with a word about a person within 120 characters (name, patient, date of birth, phone, address, ...); a build's, an order's or a row's id stays",
+    r"(?:^|[^\p{L}\p{N}_.\-])(?:ID|Id|ID No\.?|ID Nr\.?|ID#)[ \t]*[:：=][ \t]*([0-9A-Z][0-9A-Z .\-/]{4,22}[0-9A-Z])[ \t]*(?:\r?\n|$)",
+    (), 1, "id-labelled", prefilter=True,
+    examples=("Patient: Ann Lee\nDOB: 1973-05-27\nID: 383-40-4578\n", "Name: Javier Gómez\nID: Y7002381E\n"),
+    counter_examples=("Build ID: 383-40-4578\n", "Order\nID: 383-40-4578\n", "Name: Javier Gómez\nID: Y7002381F\n"))
+RULES = (*RULES, ID_LABELLED)
