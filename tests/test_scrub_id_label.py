@@ -38,3 +38,16 @@ def test_an_id_with_no_person_near_stays(seed: int) -> None:
         value = random_id(rng, module)
         text = f"{rng.choice(('Build', 'Order', 'Job', 'Row'))} {rng.randrange(100)}\nID: {value}\nstatus: done\n"
         assert scrub.scrub(text)[0] == text, text
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_clouds_service_account_stays_and_a_persons_mailbox_goes(seed: int) -> None:
+    rng = random.Random(f"service account {seed}")
+    for _ in range(6):
+        local = rng.choice(("github-ci", "bq-reader", "deployer", "firebase-adminsdk-x1y2z", "sa-" + str(rng.randrange(999))))
+        project = f"{rng.choice(('acme', 'shop', 'data'))}-{rng.choice(('prod', 'analytics', 'dev'))}-{rng.randrange(9999)}"
+        account = f"{local}@{project}.iam.gserviceaccount.com"
+        text = f"$ gcloud iam service-accounts keys create key.json --iam-account={account}\n"
+        assert account in scrub.scrub(text)[0], text
+        person = f"{rng.choice(('anna', 'lars', 'mei'))}.{rng.choice(('berg', 'li', 'ross'))}@{project}.com"
+        assert person not in scrub.scrub(f"owner: {person}\n")[0]

@@ -14,6 +14,7 @@ import base64
 import functools
 import math
 import re
+import urllib.parse
 from collections import Counter
 from typing import Any
 
@@ -97,10 +98,36 @@ def placeholder_uncached(value: str, code: bool = True) -> bool:
     if public_value(v):
         return True  # sk-...abcd, 300s, /var/secrets/key.json, arn:aws:..., SHA256:..., age1...: public (public.py)
     # //comment, //host/path and a::b scopes; a base64 key may start with // too (an Azure key)
-    return v.startswith("//") and not _BASE64_BLOB.match(v) or "::" in v
+    if v.startswith("//") and not _BASE64_BLOB.match(v) or "::" in v:
+        return True
+    return encoded_placeholder(v, code)
 
 
 _BASE64_BLOB = re.compile(r"^[A-Za-z0-9+/]{40,}={0,2}$")
+# a short base64 value (a Kubernetes Secret's data, a Basic header) that may encode a placeholder
+_BASE64_SHORT = re.compile(r"[A-Za-z0-9+/]{4,120}={0,2}")
+_URL_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+
+
+def encoded_placeholder(v: str, code: bool = True) -> bool:
+    """A placeholder or a mask under one layer of encoding: base64 of ``[REDACTED]``, ``***``,
+    ``<jira_api_token>``, ``{{ secrets.X }}`` (a Secret's data printed with its values masked),
+    or URL-encoding of ``${SECRET}``. The decoded text must be printable: a key's random bytes
+    never are."""
+    decoded = ""
+    if "%" in v and len(_URL_ESCAPE.findall(v)) >= 2:
+        # (escapes of punctuation only, two or more: a password may hold a % of its own, @ppl3%48)
+        if not all(not chr(int(e[1:], 16)).isalnum() for e in _URL_ESCAPE.findall(v)):
+            return False
+        decoded = urllib.parse.unquote(v)
+    elif len(v) % 4 == 0 and _BASE64_SHORT.fullmatch(v):
+        try:
+            decoded = base64.b64decode(v, validate=True).decode("utf-8")
+        except ValueError:
+            return False
+    if not decoded or decoded == v or not decoded.isprintable() or LABEL.fullmatch(decoded):
+        return False  # (browser: is Basic auth's user with an empty password, no label)
+    return placeholder_uncached(decoded, code)
 
 CODE_ROOTS = frozenset("""
 settings config cfg conf configuration env environ os process self this ctx context app secrets vault params
