@@ -11,6 +11,7 @@ more than one check. Values are looked at up to CHECK_LIMIT characters: a 1 MB b
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import math
 import re
@@ -62,7 +63,8 @@ LABEL = re.compile(r"[A-Za-z][A-Za-z_.\- ]*:")
 def placeholder(value: str, code: bool = True) -> bool:
     """A value that names or stands for a secret rather than being one (see checks/left_alone.py).
     Remembered per value: code repeats its values (config.api_key, capacity)."""
-    return _placeholder_memo(value, code) if len(value) <= 256 else placeholder_uncached(value, code)
+    big = len(value) > 256
+    return placeholder_uncached(value, code) if big else _placeholder_memo(value, code) or encoded_placeholder(value.strip().strip("\"'`"), code)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -98,36 +100,24 @@ def placeholder_uncached(value: str, code: bool = True) -> bool:
     if public_value(v):
         return True  # sk-...abcd, 300s, /var/secrets/key.json, arn:aws:..., SHA256:..., age1...: public (public.py)
     # //comment, //host/path and a::b scopes; a base64 key may start with // too (an Azure key)
-    if v.startswith("//") and not _BASE64_BLOB.match(v) or "::" in v:
-        return True
-    return encoded_placeholder(v, code)
+    return v.startswith("//") and not _BASE64_BLOB.match(v) or "::" in v
 
 
 _BASE64_BLOB = re.compile(r"^[A-Za-z0-9+/]{40,}={0,2}$")
-# a short base64 value (a Kubernetes Secret's data, a Basic header) that may encode a placeholder
 _BASE64_SHORT = re.compile(r"[A-Za-z0-9+/]{4,120}={0,2}")
-_URL_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_URL_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")  # (base64 above: a Secret's data, a Basic header)
 
 
 def encoded_placeholder(v: str, code: bool = True) -> bool:
-    """A placeholder or a mask under one layer of encoding: base64 of ``[REDACTED]``, ``***``,
-    ``<jira_api_token>``, ``{{ secrets.X }}`` (a Secret's data printed with its values masked),
-    or URL-encoding of ``${SECRET}``. The decoded text must be printable: a key's random bytes
-    never are."""
-    decoded = ""
-    if "%" in v and len(_URL_ESCAPE.findall(v)) >= 2:
-        # (escapes of punctuation only, two or more: a password may hold a % of its own, @ppl3%48)
-        if not all(not chr(int(e[1:], 16)).isalnum() for e in _URL_ESCAPE.findall(v)):
-            return False
-        decoded = urllib.parse.unquote(v)
+    """A placeholder or mask under one layer of base64 or URL-encoding (printable text only)."""
+    decoded, escapes = "", _URL_ESCAPE.findall(v) if "%" in v else []
+    if len(escapes) >= 2:  # (punctuation's escapes only: a password may hold a % of its own)
+        decoded = "" if any(chr(int(e[1:], 16)).isalnum() for e in escapes) else urllib.parse.unquote(v)
     elif len(v) % 4 == 0 and _BASE64_SHORT.fullmatch(v):
-        try:
+        with contextlib.suppress(ValueError):
             decoded = base64.b64decode(v, validate=True).decode("utf-8")
-        except ValueError:
-            return False
-    if not decoded or decoded == v or not decoded.isprintable() or LABEL.fullmatch(decoded):
-        return False  # (browser: is Basic auth's user with an empty password, no label)
-    return placeholder_uncached(decoded, code)
+    # (browser: is a Basic user with an empty password)
+    return bool(decoded) and decoded != v and decoded.isprintable() and not LABEL.fullmatch(decoded) and placeholder(decoded, code)
 
 CODE_ROOTS = frozenset("""
 settings config cfg conf configuration env environ os process self this ctx context app secrets vault params
