@@ -430,6 +430,7 @@ def _family_texts(rng: random.Random) -> dict[str, str]:
         "driving_licences": f"Führerschein: B{rng.randrange(10**6, 10**7)}X{rng.randrange(10, 99)}",
         "licence_plates": f"Kennzeichen: HH-{rng.choice(string.ascii_uppercase)}{rng.choice(string.ascii_uppercase)} {rng.randrange(100, 9999)}",
         "medical_records": f"MRN: P{rng.randrange(10**8, 10**9)}",
+        "insurance_numbers": f"Versicherungsnummer: {rng.choice(string.ascii_uppercase)}{rng.randrange(10**8, 10**9)}",
         "user_names": f"username: {rng.choice(['anna', 'lars', 'sofia', 'marco'])}.{rng.choice(['jensen', 'moreau', 'rossi', 'novak'])}",
     }
 

@@ -11,9 +11,11 @@ more than one check. Values are looked at up to CHECK_LIMIT characters: a 1 MB b
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import math
 import re
+import urllib.parse
 from collections import Counter
 from typing import Any
 
@@ -61,7 +63,8 @@ LABEL = re.compile(r"[A-Za-z][A-Za-z_.\- ]*:")
 def placeholder(value: str, code: bool = True) -> bool:
     """A value that names or stands for a secret rather than being one (see checks/left_alone.py).
     Remembered per value: code repeats its values (config.api_key, capacity)."""
-    return _placeholder_memo(value, code) if len(value) <= 256 else placeholder_uncached(value, code)
+    big = len(value) > 256
+    return placeholder_uncached(value, code) if big else _placeholder_memo(value, code) or encoded_placeholder(value.strip().strip("\"'`"), code)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -101,6 +104,20 @@ def placeholder_uncached(value: str, code: bool = True) -> bool:
 
 
 _BASE64_BLOB = re.compile(r"^[A-Za-z0-9+/]{40,}={0,2}$")
+_BASE64_SHORT = re.compile(r"[A-Za-z0-9+/]{4,120}={0,2}")
+_URL_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")  # (base64 above: a Secret's data, a Basic header)
+
+
+def encoded_placeholder(v: str, code: bool = True) -> bool:
+    """A placeholder or mask under one layer of base64 or URL-encoding (printable text only)."""
+    decoded, escapes = "", _URL_ESCAPE.findall(v) if "%" in v else []
+    if len(escapes) >= 2:  # (punctuation's escapes only: a password may hold a % of its own)
+        decoded = "" if any(chr(int(e[1:], 16)).isalnum() for e in escapes) else urllib.parse.unquote(v)
+    elif len(v) % 4 == 0 and _BASE64_SHORT.fullmatch(v):
+        with contextlib.suppress(ValueError):
+            decoded = base64.b64decode(v, validate=True).decode("utf-8")
+    # (browser: is a Basic user with an empty password)
+    return bool(decoded) and decoded != v and decoded.isprintable() and not LABEL.fullmatch(decoded) and placeholder(decoded, code)
 
 CODE_ROOTS = frozenset("""
 settings config cfg conf configuration env environ os process self this ctx context app secrets vault params

@@ -23,7 +23,8 @@ def _register(name: str, rule: str) -> None:
 
 
 for _name, _rule in (("field-passport", labels.PASSPORT), ("field-driving", labels.DRIVING), ("field-plate", labels.PLATE),
-                     ("field-medical", labels.MEDICAL), ("field-username", labels.USERNAME)):
+                     ("field-medical", labels.MEDICAL), ("field-username", labels.USERNAME),
+                     ("field-insurance", labels.INSURANCE)):
     _register(_name, _rule)
 
 
@@ -54,3 +55,18 @@ def id_shape(value: str, text: str, start: int, end: int, m: Any, lower: str) ->
 
 
 register(Check("id-shape", accept=id_shape))
+
+
+# every check a labelled national id may pass (rules/labels.py ID_LABELS)
+_EVERY_ID = tuple(dict.fromkeys(v for _, vs in labels.ID_LABELS for v in vs))
+
+
+def id_labelled(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
+    """A national id under a bare ID label: its check digits hold and a word about a person is
+    near (ID: 4711 in a build log is a build's)."""
+    if not numbers.national_id(value, _EVERY_ID):
+        return False
+    return _PERSON.search(text, max(0, start - _CONTEXT_BEFORE), min(len(text), end + _CONTEXT_AFTER)) is not None
+
+
+register(Check("id-labelled", accept=id_labelled))

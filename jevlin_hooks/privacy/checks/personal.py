@@ -261,7 +261,7 @@ def _key_words() -> tuple[str, ...]:
     (_INSIDE_WORDS) is replaced by the labels that hold it (sin number, nie-nummer, p.iva)."""
     words = (*labels.PHONE_KEYWORDS, *labels.NAME_KEYWORDS, *labels.BIRTH_KEYWORDS, *labels.ADDRESS_KEYWORDS,
              *labels.NATIONAL_ID_KEYWORDS, *labels.VAT_KEYWORDS, *labels.IBAN_PHRASES, *labels.PASSPORT_KEYWORDS,
-             *labels.DRIVING_KEYWORDS, *labels.PLATE_KEYWORDS, *labels.MEDICAL_KEYWORDS, *labels.USERNAME_KEYWORDS)
+             *labels.DRIVING_KEYWORDS, *labels.PLATE_KEYWORDS, *labels.MEDICAL_KEYWORDS, *labels.USERNAME_KEYWORDS, *labels.INSURANCE_KEYWORDS)
     kept = [w.lower() for w in words if w.lower() not in _INSIDE_WORDS]
     phrases = (*labels.VAT_PHRASES, *labels.PHONE_PHRASES, *labels.NAME_PHRASES,
                *(p for ps, _ in labels.ID_LABELS for p in ps), *labels.ID_GENERIC_PHRASES, *labels.PLATE_PHRASES)
@@ -294,7 +294,7 @@ def personal_field(key: str, value: str) -> str | None:
 
 
 _JUDGED = frozenset((labels.PHONE, labels.NAME, labels.BIRTH, labels.ADDRESS, labels.NATIONAL_ID, labels.VAT, labels.IBAN,
-                     labels.PASSPORT, labels.DRIVING, labels.PLATE, labels.MEDICAL, labels.USERNAME))
+                     labels.PASSPORT, labels.DRIVING, labels.PLATE, labels.MEDICAL, labels.USERNAME, labels.INSURANCE))
 
 register_judge(FieldJudge(
     "personal-field", "pii",

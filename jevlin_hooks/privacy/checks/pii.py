@@ -85,6 +85,10 @@ def _network_block(address: str, text: str, end: int) -> bool:
     return ((a << 24 | b << 16 | c << 8 | d) & ((1 << (32 - int(m.group(1)))) - 1)) == 0
 
 
+# the domains of a cloud's service accounts (a workload's identity, no person's mailbox)
+_MACHINE_DOMAINS = (".gserviceaccount.com", "@gserviceaccount.com")
+
+
 @check("email")
 def email(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
     if text.startswith(":", end) and not text.startswith((": ", ":\t", ":\n"), end):
@@ -93,6 +97,8 @@ def email(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bo
         return False  # scheme://user@host or scheme://user:pass@host: a URL
     if value.split("@", 1)[0].split("+", 1)[0].lower() in labels.ROLE_MAILBOXES:
         return False  # support@, noreply@, billing@: a role's mailbox, no one's personal data
+    if value.lower().endswith(_MACHINE_DOMAINS):
+        return False  # ci@proj.iam.gserviceaccount.com: a cloud's service account, a machine's
     if _ID_LOCAL_PART.match(value) or text[start - 1:start] == "<" and _MESSAGE_ID_BEFORE.search(text, max(0, start - 120), start):
         return False  # Message-ID: <uuid@mail.host>, <hex@...>: a message's id, not a mailbox
     # ssh deploy@host, scp f root@host:/tmp: an account on a host, not a mailbox

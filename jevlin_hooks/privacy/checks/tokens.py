@@ -12,6 +12,7 @@ from jevlin_hooks.privacy.checks.registry import Check, check, register
 from jevlin_hooks.privacy.heuristics import (
     HEX_BODY,
     case_switches,
+    encoded_placeholder,
     entropy,
     few_vowels,
     looks_fake,
@@ -142,6 +143,8 @@ def k8s(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool
     low = lower or text.lower()
     if not k8s_secret(low) or other_manifest(low, start, _K8S_KINDS):
         return False  # (a ConfigMap's data beside a Secret: decoys.py)
+    if encoded_placeholder(value):
+        return False  # a Secret printed with its values masked: base64 of ***, [REDACTED], <token>
     return any(map(str.isdigit, value)) or value.endswith("=") or "+" in value
 
 

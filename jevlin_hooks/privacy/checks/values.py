@@ -17,6 +17,7 @@ from jevlin_hooks.privacy.heuristics import (
     CHECK_LIMIT,
     CODE_ROOTS,
     PUBLIC_SHAPE,
+    encoded_placeholder,
     entropy_key_ok,
     hostlike,
     in_userinfo,
@@ -225,7 +226,7 @@ def entropy(value: str, text: str, start: int, end: int, m: Any, lower: str) -> 
 @check("entropy32", needs_match=True, rejects=_rejects_quoted)
 def entropy32(value: str, text: str, start: int, end: int, m: Any, lower: str) -> bool:
     """32 or more random-looking characters, digits among them, next to any name but a public one."""
-    if len(value) < 32 or value.isdigit() or value.isalpha():
+    if len(value) < 32 or value.isdigit() or value.isalpha() or encoded_placeholder(value):
         return False
     if PUBLIC_SHAPE.match(value[:CHECK_LIMIT].strip().strip("\"'`")):
         return False  # what random_looking rejects first (digests, UUIDs: half the candidates), before the key name

@@ -271,16 +271,18 @@ def _columns(text: str, line: Span, words: tuple[str, ...], out: list[Field]) ->
 # (and the vowel signs of the Indic scripts, Thai, Arabic and Hebrew, which are no \w: नाम, ชื่อ)
 _MARKS = "\u0300-\u036f\u0591-\u05c7\u064b-\u065f\u0900-\u0dff\u0e30-\u0e4e"
 _LABEL = re.compile(rf'"?(?:[^\W\d]|/)(?:[\w .\-/()#°º{_MARKS}]|(?<=\w)\'(?=\w)){{0,40}}"?')
-_NOT_LABEL = re.compile(rf'[^\w .\-/()#°º",;\t\r\'{_MARKS}]|(?<!\w)\'|\'(?!\w)')
-_CELL = {sep: re.compile(rf'[ \t]*"(?:[^"\n]|"")*"[ \t]*(?={re.escape(sep)}|\r?$)|[^{re.escape(sep)}\n]*') for sep in ",;\t"}
+_NOT_LABEL = re.compile(rf'[^\w .\-/()#°º",;|\t\r\'{_MARKS}]|(?<!\w)\'|\'(?!\w)')
+_CELL = {sep: re.compile(rf'[ \t]*"(?:[^"\n]|"")*"[ \t]*(?={re.escape(sep)}|\r?$)|[^{re.escape(sep)}\n]*') for sep in ",;\t|"}
 
 
 def _header(text: str, s: int, e: int) -> str | None:
-    """The separator of a header line of two or more labels between commas, semicolons or tabs."""
+    """The separator of a header line of two or more labels between commas, semicolons, tabs or
+    bars (sqlite's and psql's unaligned output: id|email|full_name; a Markdown table's row, which
+    starts with a bar, is a table's: engine/fields.py _table)."""
     if _NOT_LABEL.search(text, s, e):
         return None  # (code, logs and data lines hold = : { and the like)
     line = text[s:e]
-    for sep in "\t;,":
+    for sep in "\t;,|":
         if sep in line:
             cells = line.split(sep)
             if all(len(c) <= 44 and _LABEL.fullmatch(c.strip(" \t\r")) for c in cells):
@@ -442,7 +444,7 @@ def _shapes_rx(words: tuple[str, ...]) -> Any:
         rf"""|[^\n]*?(?:[{{,][ \t]*|^[ \t>\-]*)["']?(?:{names})["']?[ \t]*[:=][ \t]*["']?[^\s"',{{}}]+(?: [^\s"',{{}}]+){{0,3}}["']?"""
         rf"""[ \t]*(?:[,}}\]]|\r?$)|[^\n]*?"[^"\n]*(?:{w})[^"\n]*"[ \t]*:[ \t]*\{{"""
         rf"""|[ \t]*(?:variable|output)[ \t]+"[^"\n]*(?:{w})[^"\n]*"[ \t]*\{{"""  # a Terraform variable or output
-        rf"""|(?:{cell}[,;\t])+{cell}\r?$"""  # a header: labels between commas, semicolons or tabs
+        rf"""|(?:{cell}[,;\t|])+{cell}\r?$"""  # a header: labels between commas, semicolons, tabs or bars
         r"""|[ \t]*\S+(?: \S+)*(?:[ \t][ \t]+|\t)\S"""  # a first column, then two blanks or a tab
         rf"""|[ \t]*[A-Za-z_][\w.\-]*?(?:{w})[\w.\-]* [^\s=:\-]"""  # a key as long as its column, one blank after it
         rf"""|[ \t]*[A-Za-z\x1a]{label}*(?: {label}+){{0,3}}:?[ \t]*\r?$)""")  # a label above its value: four words at most
@@ -526,7 +528,7 @@ def read(text: str, words: tuple[str, ...], view: bytes = b"", where: list[int] 
             read_lines.update(s for s, _ in block)
             _table(text, block, words, out)
         _pairs(text, line, words, out)  # (key | X and Name   : X are pairs too)
-        if "," in body or ";" in body or "\t" in body:
+        if "," in body or ";" in body or "\t" in body or "|" in body:
             read_lines.update(s for s, _ in _delimited(text, line, words, out))
         read_lines.update(s for s, _ in _columns(text, line, words, out))
         if le - ls <= 64:

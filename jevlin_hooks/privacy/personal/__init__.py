@@ -28,7 +28,8 @@ def _whole(value: str, ok: bool) -> Span | None:
 
 
 _DOCUMENTS = {labels.PASSPORT: documents.passport, labels.DRIVING: documents.driving_licence,
-              labels.PLATE: documents.plate, labels.MEDICAL: documents.medical_record, labels.USERNAME: documents.handle}
+              labels.PLATE: documents.plate, labels.MEDICAL: documents.medical_record, labels.USERNAME: documents.handle,
+              labels.INSURANCE: documents.insurance}
 
 
 def value_span(family: Family, value: str) -> Span | None:

@@ -22,6 +22,8 @@ _RECORD = re.compile(r"[A-Z]{0,6}[\-/:.# ]?[0-9][0-9A-Z]*(?:[\-/.:][0-9A-Z]+){0,
 # a plate: letters of any script and digits, in up to five groups (川A·2371F, 札幌 404 に 21-18, Х954ТЕ 66)
 _PLATE_GROUP = re.compile(r"[^\W_]{1,8}")
 _PLATE_JOINTS = frozenset(" -·.")
+# an abbreviation before a record's number, with its dot (Pat.-Nr., Nr., No.)
+_RECORD_PREFIX = re.compile(r"[A-Za-z][A-Za-z\-]{0,8}\.(?:-?[A-Za-z]{1,4}\.)?:? ?(?=[0-9])")
 _DATE = re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}$|\d{1,2}:\d{2}")
 _PLACEHOLDER = re.compile(r"^(.)\1+$|^(?:X+|0+|1234.*|N/?A|TBD|NONE|NULL|UNKNOWN)$", re.I)
 
@@ -77,10 +79,40 @@ def medical_record(value: str) -> Span | None:
     """A medical record number: 5 to 24 characters, capital letters, digits and a few joints
     (P358915091, KH2019/092064, 017-209-8879, MRN-00123456), at least four digits."""
     text, start = _trimmed(value)
+    prefix = _RECORD_PREFIX.match(text)
+    if prefix is not None and _digits(text[prefix.end():]) == len(text) - prefix.end():
+        body = text[prefix.end():]  # Pat.-Nr. 73299010, Nr. 4471920: the number after its abbreviation
+        ok = 5 <= len(body) <= 24 and not _PLACEHOLDER.match(body)
+        return _span(value, text, start, ok)
     compact = re.sub(r"[\-/:.# ]", "", text)
     ok = (_RECORD.fullmatch(text) is not None and 5 <= len(text) <= 24 and _digits(compact) >= 4
           and not _PLACEHOLDER.match(compact) and not _DATE.match(text))
     return _span(value, text, start, ok)
+
+
+# an insurance number: capital letters and digits, groups apart by a dash, a slash or a blank
+_POLICY = re.compile(r"[A-Z0-9]{1,16}(?:[\-/ ][A-Z0-9]{1,16}){0,4}")
+# an amount with its currency's code (4418 EUR, USD 1200): a premium, not a number
+_AMOUNT = re.compile(r"[0-9]{1,9} [A-Z]{3}|[A-Z]{3} [0-9]{1,9}")
+_POLICY_TOKEN = re.compile(r"(?<![\w\-/.,])[A-Z0-9]+(?:[\-/][A-Z0-9]+){0,4}(?![\w\-/]|[.,]\d)")
+
+
+def _policy_number(text: str) -> bool:
+    compact = re.sub(r"[\- /]", "", text)
+    digits = _digits(compact)
+    return (6 <= len(compact) <= 24 and digits >= 4 and (digits < len(compact) or digits >= 6)
+            and not _PLACEHOLDER.match(compact) and not _DATE.match(text) and not _AMOUNT.fullmatch(text))
+
+
+def insurance(value: str) -> Span | None:
+    """An insurance policy or member number: 6 to 24 capital letters and digits, at least four
+    digits (six when it is digits only: not an amount). The whole value, or the number an
+    insurer's name goes before (``AOK / policy QLD338489449``, ``Allianz, 40-1182-7731``)."""
+    text, start = _trimmed(value)
+    if _POLICY.fullmatch(text) is not None and _policy_number(text):
+        return _span(value, text, start, True)
+    found = [m for m in _POLICY_TOKEN.finditer(value) if _policy_number(m.group(0))]
+    return found[-1].span() if len(found) == 1 else None
 
 
 # a person's handle: a first and a last name (and a middle one) joined by dots, in lower case,

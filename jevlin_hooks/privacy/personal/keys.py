@@ -53,6 +53,7 @@ def _phrases() -> list[tuple[str, Family]]:
         labels.ADDRESS: labels.ADDRESS_PHRASES, labels.NAME: labels.NAME_PHRASES,
         labels.PASSPORT: labels.PASSPORT_PHRASES, labels.DRIVING: labels.DRIVING_PHRASES,
         labels.PLATE: labels.PLATE_PHRASES, labels.MEDICAL: labels.MEDICAL_PHRASES, labels.USERNAME: labels.USERNAME_PHRASES,
+        labels.INSURANCE: labels.INSURANCE_PHRASES,
     }
     for rule, phrases in table.items():
         out += [(p, Family(rule)) for p in phrases]

@@ -30,7 +30,9 @@ MAX_KEY = 48
 # social security number)
 # (with the vowel signs of the Indic scripts, Thai, Arabic and Hebrew, which are no \w: आधार नंबर)
 _MARKS = "\u0300-\u036f\u0591-\u05c7\u064b-\u065f\u0900-\u0dff\u0e30-\u0e4e"
-_KEY_RIGHT = re.compile(rf"[\w.'’°º#/\-{_MARKS}]*(?:[ ][\w.'’°º#/\-{_MARKS}]+){{0,2}}")
+# (a key may end in a gender's mark in brackets: Patient(in), Kunde (m/w/d), Cliente(a))
+_KEY_RIGHT = re.compile(rf"[\w.'’°º#/\-{_MARKS}]*(?:[ ][\w.'’°º#/\-{_MARKS}]+){{0,2}}"
+                        r"(?: ?\((?:in|innen|a|as|os|e|m/w/d|w/m/d|m/f/d|f/m/d|m/w|w/m)\))?")
 _SEP = re.compile(r"""(\\?["'`]?\]?)(?:[ \t]*(:=|=>|[:=：|│┃])|(\t)|([ ]{2,})|[ \t]*(\n))""")
 _OPENERS = frozenset("{[,;&?|│┃\t\"'<(`*>")
 _BULLETS = frozenset(" \t-*•·#>")

@@ -91,6 +91,10 @@ def _name_word(w: str, first: bool) -> bool:
     return w[0].isupper() and (len(letters) > 1 or w.endswith("."))
 
 
+# a title before a name in a script without capitals (the name is read after it)
+_TITLE = re.compile(r"(?:Dr|Prof|Mr|Mrs|Ms|Mx|Dra|Dott|Sr|Sra)\.? (?=\S)")
+
+
 def name(value: str, specific: bool) -> Span | None:
     """A person's name at the start of ``value``: words in capitals ("Jean-Luc O'Brien", "van
     der Berg" inside one), or two to four Han or Hangul characters, or kana. Under a bare label
@@ -102,6 +106,9 @@ def name(value: str, specific: bool) -> Span | None:
     head = head.strip().strip("\"'*")
     if not 2 <= len(head) <= 70 or head != head.strip():
         return None
+    title = _TITLE.match(head)
+    if title is not None and not head.isascii():
+        head = head[title.end():]  # Dr. 李娜, Dr. प्रिया वर्मा: the name after a doctor's title
     if _CJK_NAME.fullmatch(head):
         ok = True
     elif not head.isascii() and _UNCASED_NAME.fullmatch(head):

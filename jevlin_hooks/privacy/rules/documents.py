@@ -36,6 +36,13 @@ RULES: tuple[Rule, ...] = (
          0, "field-medical",
          examples=("MRN: P358915091", "patient_id=KH2019/092064"),
          counter_examples=("MRN: pending", "patient id: none", "mrn: 12")),
+    Rule(labels.INSURANCE, "pii", "insurance policy and member numbers where a label or column names them (insurance, policy number, Versicherungsnummer, Krankenkasse, numéro de police, mutuelle, número de póliza, apólice, polizza, polisnummer, numer polisy, poliçe, номер полиса, 保单号, 保険証番号, 보험증권번호, बीमा पॉलिसी, رقم الوثيقة, ...): 6 to 24 capital letters and digits, at least four digits (six when digits only); the value, or the one number after an insurer's name (Insurance: AOK / policy QLD338489449)",
+         _words(labels.INSURANCE_KEYWORDS, labels.INSURANCE_PHRASES), _keywords(labels.INSURANCE_KEYWORDS, labels.INSURANCE_PHRASES),
+         0, "field-insurance",
+         examples=("Insurance: AOK / policy QLD338489449", "policy_number=HX-4417-0923", "Versicherungsnummer: A123456789",
+                   "Krankenkasse: TK, Versichertennummer K482917365"),
+         counter_examples=("insurance: none", "Insurance: premium 1200 EUR", "policy number: pending",
+                           "retry policy: 3", "insurance_expiry: 2031-05-01")),
 )
 
 # A postal address by its own shape, with no label: a house number and a street word, then a
@@ -97,3 +104,14 @@ ID_SHAPE = Rule(
     counter_examples=("build 110105199001011232 finished", "Cliente: Juan Pérez, CURP HEGJ860524HJCRRN03",
                       "order 4024 0071 5336", "trace 123-456-789 01"))
 RULES = (*RULES, ID_SHAPE)
+
+# A national id under a bare "ID" label (ID: 383-40-4578 in a patient's record): "ID" names any
+# thing's id, so the value must pass a national id's check digits and the text around it be about
+# a person, as for ids with no label: privacy/checks/documents.py id_labelled.
+ID_LABELLED = Rule(
+    "national-id-under-id", "pii", "a national identifier under a bare ID label (ID: 383-40-4578, Id: Y7002381E, ID No.: 33 652 831 909) whose check digits hold for one of the countries the national-id rule knows (python-stdnum), with a word about a person within 120 characters (name, patient, date of birth, phone, address, ...); a build's, an order's or a row's id stays",
+    r"(?:^|[^\p{L}\p{N}_.\-])(?:ID|Id|ID No\.?|ID Nr\.?|ID#)[ \t]*[:：=][ \t]*([0-9A-Z][0-9A-Z .\-/]{4,22}[0-9A-Z])[ \t]*(?:\r?\n|$)",
+    (), 1, "id-labelled", prefilter=True,
+    examples=("Patient: Ann Lee\nDOB: 1973-05-27\nID: 383-40-4578\n", "Name: Javier Gómez\nID: Y7002381E\n"),
+    counter_examples=("Build ID: 383-40-4578\n", "Order\nID: 383-40-4578\n", "Name: Javier Gómez\nID: Y7002381F\n"))
+RULES = (*RULES, ID_LABELLED)

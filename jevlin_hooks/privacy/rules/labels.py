@@ -59,6 +59,14 @@ NAME_GENERIC_PHRASES = (
     "requester", "approver", "reviewer", "owner", "account holder name", "started by user", "triggered by user",
     "kunde", "klant", "klient", "cliente", "müşteri", "клиент", "客户", "顧客", "고객", "اسم", "שם", "العميل",
     "ग्राहक", "khách hàng",
+    # a patient, a doctor, a parcel's or an invoice's addressee (the value may stand on the line below)
+    "paciente", "paziente", "patiënt", "pacjent", "hasta", "пациент", "пацієнт", "患者", "病人", "환자", "مريض",
+    "المريض", "मरीज़", "मरीज", "bệnh nhân", "attending", "attending physician", "physician", "doctor", "treating physician",
+    "referring physician", "arzt", "ärztin", "behandelnder arzt", "médecin", "médico", "medico", "врач", "医生", "医師",
+    "担当医", "의사", "담당의", "डॉक्टर", "طبيب", "bác sĩ", "ship to", "bill to", "sold to", "deliver to", "recipient",
+    "consignee", "empfänger", "rechnungsempfänger", "lieferung an", "destinataire", "facturer à", "livrer à",
+    "destinatario", "facturar a", "enviar a", "entregar a", "faturar para", "spedire a", "fatturare a", "получатель",
+    "收货人", "收件人", "お届け先", "請求先", "받는 사람", "수령인", "المستلم", "प्राप्तकर्ता", "người nhận", "alıcı",
 )
 NAME_KEYWORDS = (
     "name", "nome", "nombre", "nom", "prénom", "prenom", "vorname", "nachname", "naam", "imię", "imie",
@@ -69,6 +77,12 @@ NAME_KEYWORDS = (
     "titular", "destinatário", "kunde", "klant", "müşteri", "顧客", "고객", "namn", "navn", "nimi", "jméno",
     "příjmení", "név", "όνομα", "επώνυμο", "ім'я", "прізвище", "піб", "họ tên", "họ và tên", "khách hàng", "ชื่อ",
     "שם", "الاسم", "اسم", "العميل", "नाम", "ग्राहक",
+    "paciente", "paziente", "patiënt", "pacjent", "пациент", "пацієнт", "患者", "病人", "환자", "مريض", "मरीज",
+    "bệnh nhân", "attending", "physician", "doctor", "arzt", "ärztin", "médecin", "médico", "medico", "врач", "医生",
+    "医師", "担当医", "의사", "담당의", "डॉक्टर", "طبيب", "bác sĩ", "ship to", "bill to", "sold to", "deliver to",
+    "recipient", "consignee", "empfänger", "lieferung an", "destinataire", "facturer à", "livrer à", "destinatario",
+    "facturar a", "enviar a", "entregar a", "faturar para", "spedire a", "fatturare a", "получатель", "收货人", "收件人",
+    "お届け先", "請求先", "받는 사람", "수령인", "المستلم", "प्राप्तकर्ता", "người nhận", "alıcı",
 )
 
 # labels that a name follows after a space, as prose: Jenkins's "Started by user Jane Doe"
@@ -326,6 +340,30 @@ MEDICAL_KEYWORDS = (
     "환자번호", "bệnh nhân", "bệnh án", "الملف الطبي", "رقم المريض", "मेडिकल रिकॉर्ड", "मरीज़",
 )
 
+# Insurance policy and membership numbers (health, car, life): read only under a label or a column
+# naming them (privacy/personal/documents.py insurance). A bare "policy" is a machine's as often
+# (retry policy, IAM policy): it counts only as "policy number" and its kin.
+INSURANCE = "insurance-number"
+INSURANCE_PHRASES = (
+    "insurance", "insurance number", "insurance no", "insurance id", "insurance policy", "health insurance",
+    "policy number", "policy no", "policy nr", "insurance policy number", "insured id", "insured number",
+    "versicherung", "versicherungsnummer", "versichertennummer", "krankenversicherung", "krankenkasse",
+    "policennummer", "assurance", "numéro de police", "numéro d'assuré", "numéro de contrat d'assurance", "mutuelle",
+    "póliza", "poliza", "número de póliza", "aseguradora", "seguro médico", "apólice", "apolice", "número da apólice",
+    "convênio", "carteirinha", "polizza", "numero polizza", "numero di polizza", "assicurazione", "polisnummer",
+    "verzekering", "zorgverzekering", "polisa", "numer polisy", "ubezpieczenie", "sigorta", "poliçe", "poliçe no",
+    "полис", "номер полиса", "страховка", "страховой полис", "страхование", "保险", "保单号", "保险单号", "医保",
+    "保険", "保険証", "証券番号", "保険証番号", "被保険者番号", "보험", "보험증권번호", "증권번호", "बीमा", "पॉलिसी",
+    "पॉलिसी नंबर", "تأمين", "التأمين", "رقم الوثيقة", "بوليصة", "bảo hiểm", "số hợp đồng bảo hiểm",
+)
+INSURANCE_KEYWORDS = (
+    "insurance", "insured", "policy number", "policy no", "policy nr", "policy_number", "policy_no", "policynumber",
+    "versicher", "krankenkasse", "police", "assurance", "assuré", "mutuelle", "póliza", "poliza", "aseguradora",
+    "seguro", "apólice", "apolice", "convênio", "carteirinha", "polizza", "assicurazione", "polis", "verzekering",
+    "polisa", "polisy", "ubezpiecz", "sigorta", "poliçe", "полис", "страхов", "保险", "保单", "医保", "保険", "証券番号",
+    "보험", "증권번호", "बीमा", "पॉलिसी", "تأمين", "التأمين", "الوثيقة", "بوليصة", "bảo hiểm",
+)
+
 # Mailboxes of a role, not of a person: an address whose local part (before any +tag) is one of
 # these is no personal data (support@, noreply@, billing@, security@, ...).
 ROLE_MAILBOXES = frozenset("""
@@ -361,4 +399,4 @@ USERNAME_KEYWORDS = (
 
 # The order in which a key is read: the first family whose phrase it holds names it
 # ("email_address" is an e-mail, "contact_phone" a phone, "customer_address" an address).
-ORDER = (EMAIL, IBAN, VAT, NATIONAL_ID, PASSPORT, DRIVING, MEDICAL, PLATE, CARD, BIRTH, PHONE, ADDRESS, USERNAME, NAME)
+ORDER = (EMAIL, IBAN, VAT, NATIONAL_ID, PASSPORT, DRIVING, MEDICAL, INSURANCE, PLATE, CARD, BIRTH, PHONE, ADDRESS, USERNAME, NAME)

@@ -62,12 +62,13 @@ def _words(words: tuple[str, ...], phrases: tuple[str, ...] = ()) -> str:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("email", "pii", "e-mail addresses (not the user@host of a URL or of a git/scp remote: git@github.com:org/repo stays; nor a message's id, Message-ID: <uuid@host>, nor an address whose local part is a UUID or a long hex run, nor a role's mailbox: support@, noreply@, billing@, security@, info@, ...)",
+    Rule("email", "pii", "e-mail addresses (not the user@host of a URL or of a git/scp remote: git@github.com:org/repo stays; nor a message's id, Message-ID: <uuid@host>, nor an address whose local part is a UUID or a long hex run, nor a role's mailbox: support@, noreply@, billing@, security@, info@, ...; nor a cloud's service account: ci@project.iam.gserviceaccount.com)",
          r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,24}\b", ("@",), 0, "email", around_at_sign=True,
          examples=("ping alice@example.com about it",),
          counter_examples=("git@github.com:org/repo.git", "ssh deploy@build-host uptime",
                            "Message-ID: <1b34f903-0be8-452d-87ea-795a62d44df3@mail.example.com>",
-                           "write to support@example.com or noreply+alerts@example.org")),
+                           "write to support@example.com or noreply+alerts@example.org",
+                           "--iam-account=bq-reader@shop-analytics.iam.gserviceaccount.com")),
     Rule("home-username", "pii", "the user name in home-directory paths (/Users/NAME, /home/NAME, C:\\Users\\NAME), also a name with spaces (C:\\Users\\John Smith\\...); the rest of the path stays, and so do the accounts a system, an image or a CI runner comes with (root, admin, ubuntu, ec2-user, runner, ci, dev, app, node, vagrant, www-data, ...)",
          r"(?:[A-Za-z]:\\{1,2}[Uu]sers\\{1,2}((?:[^/\\\s\"'<>:|*?]{1,30} ){1,3}[^/\\\s\"'<>:|*?]{1,30})\\"
          r"|(?:/[Uu]sers/|/home/|[A-Za-z]:\\{1,2}[Uu]sers\\{1,2})(?:((?:(?:[A-Z][^/\\\s\"'<>:]{0,30}|van|von|de|da|del|der|den|di|du|la|le|dos|das|bin|al|ten|ter) ){1,3}[A-Za-z][^/\\\s\"'<>:]{0,30})[/\\]|([^/\\\s\"'<>:]{1,64})))",
