@@ -10,6 +10,7 @@ import string
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench import scrub_eval
 from jevlin_hooks.privacy import scrub
 
 KEYS = ("password", "smtp_pass", "adminPassword", "vault_db_password", "Password", "secret_key", "api_secret",
@@ -23,7 +24,7 @@ KEY_CHARS = string.ascii_letters + string.digits + SYMBOLS
 
 
 def _gone(value: str, clean: str) -> bool:
-    return not any(value[i:i + 8] in clean for i in range(max(1, len(value) - 7)))
+    return scrub_eval.left_of(value, clean) == ""  # no piece of 8+ characters left, as the benches count
 
 
 def _words(seed: int) -> str:
